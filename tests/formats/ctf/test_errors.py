@@ -136,3 +136,13 @@ def test_the_parser_stops_at_its_error_limit(impl):
     out = backend(impl).parse(data, 0, [0], [len(data)], [1], [1], ["a"], [2], [False], -1, False,
                               1, 8)
     assert out["errors"] == 1 and out["aborted"]
+
+
+@pytest.mark.parametrize("index", ["9223372036854775807", "9223372036854775808",
+                                   "18446744073709551615"])
+def test_huge_sparse_indices_print_as_they_are_written(write, impl, index):
+    # indices >= 2**63 printed as negative numbers (native) or crashed the reference parser
+    path = write(f"|s 1:1\n|s {index}:2\n")
+    with pytest.raises(ErrorBudgetExceeded, match=f"sparse index {index} of input 's' is out of "
+                                                  r"range; expected an index below dim=10"):
+        deserializer(path, {"s": StreamDef(shape=10, is_sparse=True)}, impl=impl).load_chunk(0)

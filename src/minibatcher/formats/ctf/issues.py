@@ -116,10 +116,11 @@ def _describe_value_issue(issue: Issue, name: str, dim: int) -> str:
                 "integer) followed by ':' and a value")
     if c is IssueCode.SPARSE_INDEX_OVERFLOW:
         return f"sparse index of input {name} does not fit into 64 bits; expected an index below dim={dim}"
-    if c is IssueCode.SPARSE_INDEX_RANGE:
-        return f"sparse index {a} of input {name} is out of range; expected an index below dim={b}"
-    return (f"sparse index {b} of input {name} is followed by {_byte(a)}; expected ':' and a value "
-            "right after the index")
+    if c is IssueCode.SPARSE_INDEX_RANGE:  # the parser stores the uint64 index as int64
+        return (f"sparse index {a % 2**64} of input {name} is out of range; expected an index "
+                f"below dim={b}")
+    return (f"sparse index {b % 2**64} of input {name} is followed by {_byte(a)}; expected ':' "
+            "and a value right after the index")
 
 
 def describe(issue: Issue, names: Sequence[str], dims: Sequence[int], key: int | None = None,

@@ -220,9 +220,11 @@ template <typename RngT>
 void check_streaming_index(const uint8_t* data, size_t size, const Options& o,
                            const IndexResult& whole, RngT& rng) {
   mb::ctf::StreamingIndexer indexer(o.index);
-  size_t done = 0;
+  size_t done = 0, grow = 1;
   while (done < size && indexer.status() == IndexStatus::kOk) {
-    const size_t want = 1 + size_t(rng.below(rng.below(4) == 0 ? size - done : 64));
+    // A random block; after a block without a complete line, a bigger one
+    // (as the Python caller grows its buffer for a long line).
+    const size_t want = grow * (1 + size_t(rng.below(rng.below(4) == 0 ? size - done : 64)));
     size_t stop = std::min(size, done + want);
     // Exact-size copy: ASan reports any read past the block.
     const std::vector<uint8_t> block(data + done, data + stop);
@@ -232,6 +234,7 @@ void check_streaming_index(const uint8_t* data, size_t size, const Options& o,
     if (stop == size) CHECK(consumed == block.size());
     if (consumed > 0) CHECK(block[consumed - 1] == '\n' || stop == size);
     done += consumed;
+    grow = consumed == 0 ? grow * 2 : 1;
     CHECK(indexer.consumed() == int64_t(done));
   }
   const IndexResult r = indexer.finish();
@@ -264,22 +267,32 @@ void check_parse(const ParseRequest& req, const std::vector<StreamSpec>& specs,
   int64_t charged = 0, short_issues = 0, unknown_issues = 0, unknown_total = 0;
   bool fatal = false;
   std::vector<int64_t> skipped;  // sequences without a sample of some stream (skip mode)
+  // Rejections so far in the current sequence (issues come in file order,
+  // except the unknown-input summaries appended at the end).
+  int64_t current = -1;
+  bool rejected_sequence = false;
+  std::vector<int64_t> rejected_lines;
   for (size_t i = 0; i < r.issues.size(); ++i) {
     const Issue& is = r.issues[i];
+    if (is.sequence != current) {
+      current = is.sequence;
+      rejected_sequence = false;
+      rejected_lines.clear();
+    }
     // One location, one error: a row without samples or a sequence that is
     // short or lost a stream is charged only when nothing in it was rejected.
-    bool rejected_row = false, rejected_sequence = false;
-    for (size_t j = 0; j < i; ++j) {
-      const Issue& earlier = r.issues[j];
-      if (earlier.sequence != is.sequence || !rejects(earlier.code)) continue;
-      rejected_sequence = true;
-      rejected_row |= earlier.line == is.line;
-    }
+    const bool rejected_row = !rejected_lines.empty() && rejected_lines.back() == is.line;
     if (is.code == int32_t(IssueCode::kRowWithoutSamples)) CHECK(!rejected_row);
     if (is.code == int32_t(IssueCode::kTooFewSamples)) CHECK(!rejected_sequence);
     if (is.code == int32_t(IssueCode::kEmptyInput)) {
       CHECK(is.a == (rejected_sequence ? 1 : 0));
       skipped.push_back(is.sequence);
+    }
+    if (rejects(is.code)) {
+      rejected_sequence = true;
+      if (rejected_lines.empty() || rejected_lines.back() != is.line) {
+        rejected_lines.push_back(is.line);
+      }
     }
     CHECK(is_known_code(is.code));
     CHECK(is.stream >= -1 && is.stream < int32_t(specs.size()));

@@ -253,7 +253,8 @@ def report(args: argparse.Namespace, specs: dict, results: dict) -> None:
     C.print_table(["kind", "contender", "peak RSS (VmHWM)", "peak RssAnon",
                    "RssFile growth", "RSS after imports"], mem,
                   "Peak memory, one fresh subprocess per contender (RssFile growth: file-backed "
-                  "pages mapped during the work, i.e. the mmap'd data file)")
+                  "pages mapped during the work; minibatcher maps no data file, it reads with "
+                  "pread)")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -85,6 +85,7 @@ def test_every_problem_is_reported_not_just_the_first_of_a_chunk(
     assert "expected at most dim=1" in out  # sequence 2, after the first incomplete one
     assert "input 'x' has no sample in sequence (key 2) (its samples were rejected" in out
     assert "input 'x' has no sample in sequence (key 3)" in out
+    assert "incomplete sequence 3: see error 3 above" in out  # charged and skipped: shown once
     assert f"{path}:5:" in out and "malformed number" in out
     # errors: key 0 and key 3 lack x (2), the long sample (1), the bad number (1)
     assert "summary: 4 error(s), 4 incomplete sequence(s)" in out

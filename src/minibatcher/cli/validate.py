@@ -91,11 +91,16 @@ class _Printer:
         <BLANKLINE>
     """
 
-    def __init__(self, what: str = "error") -> None:
-        self.what, self.count = what, 0
+    def __init__(self, what: str = "error", errors: "_Printer | None" = None) -> None:
+        self.what, self.count, self.errors = what, 0, errors
+        self.numbers: dict[str, int] = {}
 
     def __call__(self, message: str) -> None:
         self.count += 1
+        self.numbers[message] = self.count
+        if self.errors is not None and message in self.errors.numbers:  # printed just above
+            print(f"{self.what} {self.count}: see error {self.errors.numbers[message]} above\n")
+            return
         print(f"{self.what} {self.count}: {message}\n")
 
 
@@ -161,7 +166,8 @@ def print_summary(stats: dict[str, Any], stopped: bool = False) -> None:
 
 
 def _validate(args: argparse.Namespace, path: Path, defs: StreamDefs, large: bool) -> int:
-    printer, skips, d, fatal, stopped = _Printer(), _Printer("incomplete sequence"), None, 0, False
+    printer, d, fatal, stopped = _Printer(), None, 0, False
+    skips = _Printer("incomplete sequence", errors=printer)
     try:
         d = _open(args, path, defs, (printer, skips), large)
         fatal = _read_chunks(d, large)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..errors import ConfigError
-from ..formats.ctf.survey import StreamSurvey, survey, survey_blocks
+from ..formats.ctf.auto_streams import stream_defs_from_survey, survey_file_blocks
+from ..formats.ctf.survey import StreamSurvey, survey
 from ..formats.mapped_file import MappedFile
 from ..streams import StreamDef, StreamDefs
 
@@ -175,7 +176,7 @@ def releasing(mapped: MappedFile, update: Callable[[int], None]) -> Callable[[in
 
 
 def survey_file(path: Path) -> list[StreamSurvey]:
-    """Surveys a CTF file, with a progress bar when it is large.
+    """Surveys a CTF file (plain block reads), with a progress bar when it is large.
 
     Example:
         >>> import tempfile
@@ -183,9 +184,9 @@ def survey_file(path: Path) -> list[StreamSurvey]:
         >>> [s.name for s in survey_file(p)]
         ['a', 'b']
     """
-    mapped = MappedFile(path)
-    with progress_bar(mapped.size, "survey", enabled=mapped.size > LARGE_FILE) as update:
-        return survey_blocks(mapped.data, progress=releasing(mapped, update))
+    size = path.stat().st_size
+    with progress_bar(size, "survey", enabled=size > LARGE_FILE) as update:
+        return survey_file_blocks(path, progress=update)
 
 
 def surveyed_streams(surveys: Sequence[StreamSurvey]) -> StreamDefs:
@@ -200,8 +201,7 @@ def surveyed_streams(surveys: Sequence[StreamSurvey]) -> StreamDefs:
     if not surveys:
         raise UsageError("found no inputs ('|name' samples) in the file, so no streams can be "
                          "guessed; pass --stream NAME:DIM:dense|sparse")
-    return StreamDefs(**{s.name: StreamDef(shape=s.dim, is_sparse=s.looks_sparse)
-                         for s in surveys})
+    return stream_defs_from_survey(surveys)
 
 
 def format_number(value: float) -> str:

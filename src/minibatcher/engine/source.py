@@ -159,7 +159,8 @@ class MinibatchSource:
     @classmethod
     def from_config(cls, config: str | os.PathLike, section: str | None = None, *,
                     overrides: Mapping[str, str] | None = None,
-                    base_dir: str | os.PathLike | None = None, **options: Any) -> "MinibatchSource":
+                    base_dir: str | os.PathLike | None = None, max_errors: int | None = None,
+                    **options: Any) -> "MinibatchSource":
         """The source of a BrainScript/legacy ``reader`` section (a path or the text).
 
         ``section`` names the block whose ``reader`` is used (``None``: a
@@ -168,11 +169,13 @@ class MinibatchSource:
         paths resolve against ``base_dir``, by default the config file's
         folder (the working directory when ``config`` is text); a missing file
         raises ``FileNotFoundError`` naming the key, the path tried and
-        ``base_dir``; ``options`` override :class:`MinibatchSource` options.
+        ``base_dir``; ``max_errors`` (when given) replaces every deserializer's
+        ``maxErrors``; ``options`` override :class:`MinibatchSource` options.
         """
         from ..config.reader import source_from_config
 
-        return source_from_config(config, section, overrides=overrides, base_dir=base_dir, **options)
+        return source_from_config(config, section, overrides=overrides, base_dir=base_dir,
+                                  max_errors=max_errors, **options)
 
     @property
     def streams(self) -> StreamInfos:

@@ -161,3 +161,16 @@ def test_out_of_scope_features_say_so():
     with pytest.raises(NotSupportedError, match="lattices"):
         io.LatticeDeserializer("toc.txt", {})
     assert issubclass(NotSupportedError, NotImplementedError)
+
+
+def test_ctf_deserializer_survey_refuses_what_is_not_a_regular_file(tmp_path):
+    import os
+
+    fifo = tmp_path / "pipe.ctf"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="is not a regular file"):
+        io.CTFDeserializer(str(fifo))
+    with pytest.raises(ValueError, match="is not a regular file"):
+        io.CTFDeserializer(str(tmp_path))
+    with pytest.raises(FileNotFoundError):
+        io.CTFDeserializer(str(tmp_path / "missing.ctf"))

@@ -7,14 +7,17 @@ Example:
 """
 
 from .errors import (CheckpointError, ConfigError, ErrorBudgetExceeded, FileChangedError,
-                     FormatError, MinibatcherError, NotARegularFileError, WorkerError)
+                     FormatError, MinibatcherError, NotARegularFileError, NotSupportedError,
+                     WorkerError)
 from .engine.composite import CompositeDeserializer
 from .engine.minibatch import Minibatch, MinibatchData
 from .engine.options import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_SWEEP,
                              INFINITELY_REPEAT)
 from .engine.source import MinibatchSource
 from .formats.ctf import CTFDeserializer
+from .log import TraceLevel
 from .streams import StreamDef, StreamDefs, StreamInformation
+from .user_deserializer import UserDeserializer
 
 __version__ = "0.1.0"
 
@@ -34,8 +37,11 @@ __all__ = [
     "FormatError",
     "MinibatcherError",
     "NotARegularFileError",
+    "NotSupportedError",
     "StreamDef",
     "StreamDefs",
     "StreamInformation",
+    "TraceLevel",
+    "UserDeserializer",
     "WorkerError",
 ]

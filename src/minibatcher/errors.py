@@ -65,13 +65,13 @@ class FileChangedError(MinibatcherError, OSError):
     """
 
 
-class NotARegularFileError(MinibatcherError, OSError):
-    """A path names a FIFO, socket or device instead of a regular file
-    (reading it by byte range is impossible, and a FIFO would block).
+class NotARegularFileError(MinibatcherError, OSError, ValueError):
+    """A path names a directory, FIFO, socket or device instead of a regular
+    file (reading it by byte range is impossible, and a FIFO would block).
 
     Example:
-        >>> issubclass(NotARegularFileError, OSError)
-        True
+        >>> issubclass(NotARegularFileError, OSError), issubclass(NotARegularFileError, ValueError)
+        (True, True)
     """
 
 
@@ -81,6 +81,16 @@ class CheckpointError(MinibatcherError, ValueError):
 
     Example:
         >>> issubclass(CheckpointError, ValueError)
+        True
+    """
+
+
+class NotSupportedError(MinibatcherError, NotImplementedError):
+    """A feature of the original system that minibatcher does not provide
+    (CNTK's image readers and transforms, for example); the message says which.
+
+    Example:
+        >>> issubclass(NotSupportedError, NotImplementedError)
         True
     """
 

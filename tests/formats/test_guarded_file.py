@@ -85,7 +85,7 @@ def test_a_renamed_replacement_does_not_change_what_is_read(tmp_path: Path) -> N
 
 
 def test_only_regular_files(tmp_path: Path) -> None:
-    with pytest.raises(IsADirectoryError, match="should be a regular file, but it is a directory"):
+    with pytest.raises(NotARegularFileError, match="is not a regular file but a directory"):
         GuardedFile(tmp_path)
     with pytest.raises(ConfigError, match="non-empty path"):
         GuardedFile("")
@@ -106,8 +106,8 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
             print(e)
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert "should be a regular file, but it is a FIFO" in done.stdout, done.stderr
-    assert issubclass(NotARegularFileError, OSError)
+    assert "is not a regular file but a FIFO (named pipe)" in done.stdout, done.stderr
+    assert issubclass(NotARegularFileError, OSError) and issubclass(NotARegularFileError, ValueError)
 
 
 def test_pickling_reopens_and_verifies_the_identity(tmp_path: Path) -> None:

@@ -12,7 +12,8 @@ tell when the file was changed in place, which is an error, never mixed data.
 API:
 
 * ``GuardedFile(path, what="data file")``: opens ``path`` (regular files
-  only: a FIFO, socket, device or directory is a clear error, never a hang);
+  only: a directory, FIFO, socket or device is a ``NotARegularFileError``,
+  an ``OSError`` and ``ValueError``, never a hang);
   ``what`` names the file's role in messages.
 * ``.path``, ``.size``, ``.identity`` (a :class:`FileIdentity`), ``.fileno()``.
 * ``.check()``: raises :class:`~minibatcher.errors.FileChangedError` naming
@@ -56,7 +57,8 @@ from ..errors import ConfigError, FileChangedError, NotARegularFileError
 
 __all__ = ["FileIdentity", "GuardedFile"]
 
-_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
 _NEWLINE = 0x0A
 _SCAN = 1 << 12
@@ -121,14 +123,12 @@ def _open_regular(path: str, what: str) -> tuple[int, os.stat_result]:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
     try:
         st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise IsADirectoryError(21, f"the {what} should be a regular file, but it is a "
-                                        "directory", path)
         if not stat.S_ISREG(st.st_mode):
-            kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+            kind = next((name for test, name in _KINDS if test(st.st_mode)), "something else")
             raise NotARegularFileError(
-                f"{path}: the {what} should be a regular file, but it is {kind}; files are read "
-                "by byte range and re-read later, so copy the data to a regular file first")
+                f"{path}: the {what} is not a regular file but {kind}; files are read by byte "
+                "range and re-read later, so give the path of a regular file (copy data from a "
+                "pipe or device to a file first)")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return fd, st

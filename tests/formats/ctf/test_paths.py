@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from minibatcher import ConfigError, CTFDeserializer, StreamDef
+from minibatcher import ConfigError, CTFDeserializer, NotARegularFileError, StreamDef
 
 from .helpers import deserializer, run_python
 
@@ -21,8 +21,8 @@ def test_an_empty_filename_is_a_config_error(write):
 
 
 def test_a_directory_is_named_as_such(tmp_path):
-    with pytest.raises(IsADirectoryError, match="the CTF file should be a regular file, but it is "
-                                                "a directory"):
+    with pytest.raises(NotARegularFileError, match="the CTF file is not a regular file but a "
+                                                   "directory"):
         deserializer(tmp_path)
 
 
@@ -44,5 +44,5 @@ except NotARegularFileError as e:
 """
     done = run_python(code, timeout=60)  # the old reader blocked in open() until a writer came
     assert done.returncode == 0, done.stderr
-    assert "refused" in done.stdout and "pipe.ctf: the CTF file should be a regular file, but it " \
-        "is a FIFO (named pipe)" in done.stdout
+    assert "refused" in done.stdout and "pipe.ctf: the CTF file is not a regular file but a FIFO " \
+        "(named pipe)" in done.stdout

@@ -26,6 +26,7 @@ from ...errors import ConfigError, FormatError
 from ...log import Tracer
 from ...streams import StreamDef, StreamInformation, as_stream_defs
 from ..guarded_file import GuardedFile
+from .auto_streams import survey_stream_defs
 from .backend import IMPLEMENTATIONS, backend
 from .diagnostics import CTFDiagnostics, CTFStats
 from .index import CTFIndex, index_file
@@ -107,7 +108,8 @@ class CTFDeserializer(Deserializer):
 
     Args:
         filename: the CTF file.
-        streams: ``StreamDefs`` (or a dict) of the inputs to read; ``field``
+        streams: ``StreamDefs`` (or a dict) of the inputs to read (``None``:
+            the inputs found by a survey of the file, see ``auto_streams``); ``field``
             is the name used after ``|`` in the file.
         skip_sequence_ids: treat every line as its own sequence.
         max_errors: malformed items tolerated (skipped and reported) before
@@ -133,7 +135,8 @@ class CTFDeserializer(Deserializer):
             ``skip_incomplete_sequences``.
     """
 
-    def __init__(self, filename: str | os.PathLike, streams: Mapping[str, StreamDef], *,
+    def __init__(self, filename: str | os.PathLike,
+                 streams: Mapping[str, StreamDef] | None = None, *,
                  skip_sequence_ids: bool = False, max_errors: int = 0, trace_level: int = 1,
                  chunk_size_in_bytes: int = DEFAULT_CHUNK_SIZE, cache_index: bool = False,
                  precision: str = "float", keep_data_in_memory: bool = False,
@@ -142,6 +145,8 @@ class CTFDeserializer(Deserializer):
                  skip_incomplete_sequences: bool = False,
                  on_skip: Callable[[str], object] | None = None) -> None:
         self.path = _check_filename(filename)
+        if streams is None:  # beyond CNTK: the inputs found by a survey of the file
+            streams = survey_stream_defs(self.path)
         self._defs = as_stream_defs(streams)
         self._aliases = _check_aliases(self._defs)
         self._main = _main_stream(self._defs)
@@ -224,7 +229,7 @@ class CTFDeserializer(Deserializer):
     @property
     def streams(self) -> list[StreamInformation]:
         return [StreamInformation(name, i, sd.dim, sd.is_sparse, np.dtype(self._dtype),
-                                  sd.defines_mb_size)
+                                  sd.defines_mb_size, sample_shape=sd.sample_shape)
                 for i, (name, sd) in enumerate(self._defs.items())]
 
     @property

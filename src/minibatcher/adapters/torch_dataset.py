@@ -1,0 +1,195 @@
+"""``MinibatchDataset``: a PyTorch ``IterableDataset`` of whole minibatches.
+
+Use it with ``DataLoader(dataset, batch_size=None)``. Each rank
+(``torch.distributed``) reads its share of every epoch; DataLoader workers
+split that share round robin without changing it; with ``equal_batches``
+(the default) every rank gets the same number of minibatches per epoch
+(docs/design/equal-work.md). ``state_dict()`` / ``load_state_dict()`` follow
+torchdata's ``StatefulDataLoader`` convention and restore exactly.
+
+Example:
+    >>> import tempfile, pathlib, functools
+    >>> from torch.utils.data import DataLoader
+    >>> from minibatcher import CTFDeserializer, MinibatchSource, StreamDef
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.ctf"
+    >>> _ = p.write_text("".join(f"|x {i}\\n" for i in range(5)))
+    >>> make = functools.partial(lambda path: MinibatchSource(
+    ...     CTFDeserializer(path, {"x": StreamDef()}), randomize=False), str(p))
+    >>> dataset = MinibatchDataset(make, 2, equal_batches=False)
+    >>> [b["x"].ravel().tolist() for b in DataLoader(dataset, batch_size=None)]
+    [[0.0, 1.0], [2.0, 3.0], [4.0]]
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterator, Mapping
+
+import torch
+from torch.utils.data import IterableDataset, get_worker_info
+
+from ..errors import ConfigError
+from ..log import logger
+from .position import Layout, check_source, make_state, read_state
+from .reader import PartitionedReader, as_reader
+from .stream import RankPlan, iterate
+from .torch import batch_to_tensors
+
+__all__ = ["MinibatchDataset", "distributed_rank"]
+
+
+def distributed_rank(rank: int | None = None, world_size: int | None = None) -> tuple[int, int]:
+    """``(rank, world_size)``: the given ones, else the default process group's,
+    else ``(0, 1)`` (with a warning when ``WORLD_SIZE`` says otherwise).
+
+    Example:
+        >>> distributed_rank(1, 4)
+        (1, 4)
+    """
+    if rank is not None or world_size is not None:
+        if rank is None or world_size is None:
+            raise ConfigError(f"rank and world_size should be given together, but got rank={rank!r} "
+                              f"and world_size={world_size!r}")
+        _check_split(rank, world_size)
+        return rank, world_size
+    dist = torch.distributed
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    if int(os.environ.get("WORLD_SIZE", "1") or 1) > 1:
+        logger.warning("WORLD_SIZE=%s is set but no torch.distributed process group is initialized: "
+                       "reading as a single rank; create the dataset after init_process_group() or "
+                       "pass rank= and world_size=", os.environ["WORLD_SIZE"])
+    return 0, 1
+
+
+def _check_split(rank: Any, world_size: Any) -> None:
+    if isinstance(world_size, bool) or not isinstance(world_size, int) or world_size < 1:
+        raise ConfigError(f"world_size should be a positive int, but got world_size={world_size!r}")
+    if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < world_size:
+        raise ConfigError(f"rank should be in [0, world_size={world_size}), but got rank={rank!r}")
+
+
+class MinibatchDataset(IterableDataset):
+    """Minibatches of a reader as ``{stream: torch.Tensor}``, one epoch per iteration.
+
+    Args:
+        make_source: a picklable zero-argument callable returning a
+            ``MinibatchSource`` (or a ``PartitionedReader``); called once in
+            every process that reads (the main process or each DataLoader worker).
+        minibatch_size_in_samples: the *global* minibatch size, as in CNTK's
+            distributed reading: each of ``W`` ranks gets ``size // W`` samples
+            per minibatch (one more for ranks below ``size % W``).
+        equal_batches: every rank gets the same number of minibatches per epoch
+            (the policy of docs/design/equal-work.md); ``False`` reads CNTK's exact split.
+        padded: streams as ``(data[sequences, max_len, dim], mask)`` pairs
+            instead of packed ``(samples, dim)`` values (sparse: CSR tensors).
+        rank, world_size: override the ``torch.distributed`` process group.
+
+    An epoch is one sweep of the data, randomized with ``randomization_seed +
+    epoch``; call :meth:`set_epoch` before each epoch (as with
+    ``DistributedSampler``). DataLoader workers each build their own reader.
+
+    Example:
+        >>> MinibatchDataset(print, 0)
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.ConfigError: minibatch_size_in_samples should be a positive int, but got minibatch_size_in_samples=0
+    """
+
+    def __init__(self, make_source: Callable[[], Any], minibatch_size_in_samples: int, *,
+                 equal_batches: bool = True, padded: bool = False, rank: int | None = None,
+                 world_size: int | None = None) -> None:
+        size = minibatch_size_in_samples
+        if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+            raise ConfigError("minibatch_size_in_samples should be a positive int, but got "
+                              f"minibatch_size_in_samples={size!r}")
+        if not callable(make_source):
+            raise ConfigError(f"make_source should be a zero-argument callable returning a "
+                              f"MinibatchSource, but got {make_source!r}")
+        self.make_source = make_source
+        self.padded = bool(padded)
+        r, w = distributed_rank(rank, world_size)
+        self.layout = Layout(w, r, size, bool(equal_batches))
+        self._epoch = self._origin = self._step = 0
+        self._pending: Mapping[str, Any] | None = None  # a loaded state's source fingerprint
+        self._reader: PartitionedReader | None = None
+        self._reader_pid = -1
+        self._plan: RankPlan | None = None
+
+    # -- epochs and state ----------------------------------------------------------------------
+
+    @property
+    def epoch(self) -> int:
+        """The epoch the next iteration reads."""
+        return self._epoch
+
+    def set_epoch(self, epoch: int) -> None:
+        """Reads epoch (sweep) ``epoch`` from its start in the next iteration."""
+        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
+            raise ConfigError(f"epoch should be a non-negative int, but got epoch={epoch!r}")
+        self._epoch, self._origin, self._step = epoch, 0, 0
+
+    def state_dict(self, consumed: int | None = None) -> dict[str, Any]:
+        """A small JSON-able state: the position after the minibatches delivered.
+
+        Without ``consumed``: this process's position (exact in the process
+        that iterates: the main one with ``num_workers=0``, or a DataLoader
+        worker, which is where torchdata's ``StatefulDataLoader`` asks). With
+        a plain ``DataLoader`` and workers, the main process passes the number
+        of minibatches it consumed since the iteration began.
+        """
+        step = self._step if consumed is None else self._origin + int(consumed)
+        return make_state(self._epoch, step, self.layout, self._reader_for().fingerprint())
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """The next iteration continues exactly after ``state``'s position."""
+        self._epoch, self._origin = read_state(state, self.layout)
+        self._step = self._origin
+        self._pending = state.get("source")
+        if self._reader is not None and self._reader_pid == os.getpid():
+            check_source(self._pending, self._reader.fingerprint())
+
+    def __len__(self) -> int:
+        """Minibatches this rank gets in the current epoch (builds the reader)."""
+        plan = self._plan_for(self._reader_for())
+        if plan.length is not None:
+            return plan.length
+        return self._reader_for().partition_counts(self._epoch, self.layout.minibatch_size,
+                                                   self.layout.world)[self.layout.rank]
+
+    # -- iteration -----------------------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        info = get_worker_info()
+        workers, worker = (info.num_workers, info.id) if info is not None else (1, 0)
+        reader = self._reader_for()
+        plan = self._plan_for(reader)
+        self._step = self._origin
+        for step, minibatch in iterate(reader, plan, self._origin, workers, worker):
+            self._step = step + 1
+            yield batch_to_tensors(minibatch, self.padded)
+
+    def _reader_for(self) -> PartitionedReader:
+        """This process's reader (a reader inherited through fork is not reused)."""
+        if self._reader is None or self._reader_pid != os.getpid():
+            self._reader, self._reader_pid = as_reader(self.make_source()), os.getpid()
+            check_source(self._pending, self._reader.fingerprint())
+        return self._reader
+
+    def _plan_for(self, reader: PartitionedReader) -> RankPlan:
+        if self._plan is None or self._plan.epoch != self._epoch:
+            lay = self.layout
+            self._plan = RankPlan.compute(reader, self._epoch, lay.world, lay.rank,
+                                          lay.minibatch_size, lay.equal_batches)
+        return self._plan
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.update(_reader=None, _reader_pid=-1)
+        return state
+
+    def close(self) -> None:
+        """Closes this process's reader."""
+        if self._reader is not None and self._reader_pid == os.getpid():
+            self._reader.close()
+        self._reader = None

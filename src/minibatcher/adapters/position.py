@@ -1,7 +1,10 @@
 """The framework adapters' checkpoint state: an epoch and a step, with what they mean.
 
-``{"version", "epoch", "step", "layout", "source"}``: ``step`` items of epoch
-``epoch`` of this rank's stream were delivered; ``layout`` holds the world
+``{"version", "epoch", "step", "anchor", "layout", "source"}``: ``step``
+items of epoch ``epoch`` of this rank's stream were delivered; DataLoader
+workers deal items round robin starting at ``anchor`` (the item worker 0
+delivers first: ``step`` for a fresh iteration, kept by torchdata's
+``StatefulDataLoader``, which resumes its round robin where it was); ``layout`` holds the world
 size, the rank, the minibatch size and ``equal_batches`` (a state of one
 layout is refused by another, naming the difference); ``source`` is the
 reader's fingerprint (data digests and order options), checked when the reader
@@ -11,7 +14,7 @@ Example:
     >>> layout = Layout(world=2, rank=1, minibatch_size=64, equal_batches=True)
     >>> state = make_state(3, 10, layout, None)
     >>> read_state(state, layout)
-    (3, 10)
+    (3, 10, 10)
     >>> read_state(state, Layout(4, 1, 64, True))
     Traceback (most recent call last):
     ...
@@ -46,19 +49,21 @@ class Layout:
     equal_batches: bool
 
 
-def make_state(epoch: int, step: int, layout: Layout, source: Mapping[str, Any] | None) -> dict:
-    """A JSON-able state.
+def make_state(epoch: int, step: int, layout: Layout, source: Mapping[str, Any] | None,
+               anchor: int | None = None) -> dict:
+    """A JSON-able state (``anchor`` defaults to ``step``).
 
     Example:
         >>> sorted(make_state(0, 0, Layout(1, 0, 8, True), None))
-        ['epoch', 'layout', 'source', 'step', 'version']
+        ['anchor', 'epoch', 'layout', 'source', 'step', 'version']
     """
     return {"version": ADAPTER_STATE_VERSION, "epoch": int(epoch), "step": int(step),
-            "layout": asdict(layout), "source": None if source is None else dict(source)}
+            "anchor": int(step if anchor is None else anchor), "layout": asdict(layout),
+            "source": None if source is None else dict(source)}
 
 
-def read_state(state: Mapping[str, Any], layout: Layout) -> tuple[int, int]:
-    """``(epoch, step)`` of a state, after checking its version and layout."""
+def read_state(state: Mapping[str, Any], layout: Layout) -> tuple[int, int, int]:
+    """``(epoch, step, anchor)`` of a state, after checking its version and layout."""
     if not isinstance(state, Mapping) or state.get("version") != ADAPTER_STATE_VERSION:
         got = state.get("version") if isinstance(state, Mapping) else type(state).__name__
         raise CheckpointError(f"a minibatcher adapter state should have version="
@@ -70,11 +75,12 @@ def read_state(state: Mapping[str, Any], layout: Layout) -> tuple[int, int]:
     if problems:
         raise CheckpointError("cannot restore this state: " + "; ".join(problems) +
                               "; restore each rank's own state into a job of the same layout")
-    epoch, step = state.get("epoch"), state.get("step")
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (epoch, step)):
-        raise CheckpointError(f"epoch and step should be non-negative ints, but got epoch={epoch!r} "
-                              f"and step={step!r}")
-    return epoch, step
+    epoch, step, anchor = state.get("epoch"), state.get("step"), state.get("anchor")
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+               for v in (epoch, step, anchor)):
+        raise CheckpointError(f"epoch, step and anchor should be non-negative ints, but got "
+                              f"epoch={epoch!r}, step={step!r} and anchor={anchor!r}")
+    return epoch, step, anchor
 
 
 def check_source(state_source: Mapping[str, Any] | None, fingerprint: Mapping[str, Any]) -> None:

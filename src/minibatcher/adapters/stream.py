@@ -21,6 +21,8 @@ Example:
     >>> plan = RankPlan.compute(reader, epoch=0, world=1, rank=0, minibatch_size=2, equal=True)
     >>> [(t, mb["x"].values.ravel().tolist()) for t, mb in iterate(reader, plan, 0, 2, 1)]
     [(1, [2.0, 3.0])]
+    >>> [t for t, _ in iterate(reader, plan, 1, 2, 0)], [t for t, _ in iterate(reader, plan, 1, 2, 0, anchor=0)]
+    ([1], [2])
 """
 
 from __future__ import annotations
@@ -111,17 +113,19 @@ class _Cursor:
                           "partition_counts() disagrees with its reading (a bug: please report it)")
 
 
-def iterate(reader: PartitionedReader, plan: RankPlan, start: int, workers: int,
-            worker: int) -> Iterator[tuple[int, Mapping[str, Any]]]:
+def iterate(reader: PartitionedReader, plan: RankPlan, start: int, workers: int, worker: int,
+            anchor: int | None = None) -> Iterator[tuple[int, Mapping[str, Any]]]:
     """Yields ``(step, minibatch)`` for the items ``step >= start`` with
-    ``step % workers == worker``.
+    ``(step - anchor) % workers == worker``: workers deal the items round robin
+    from ``anchor`` (default ``start``), the first item a DataLoader asks of worker 0.
 
     Example:
         >>> iterate.__name__
         'iterate'
     """
     cursor = _Cursor(reader, plan)
-    step = start + (worker - start) % workers
+    anchor = start if anchor is None else anchor
+    step = start + (anchor + worker - start) % workers
     while (found := plan.locate(step)) is not None:
         segment, index = found
         minibatch = cursor.read(segment.partition, index, segment.count is None)

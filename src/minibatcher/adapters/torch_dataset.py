@@ -110,7 +110,7 @@ class MinibatchDataset(IterableDataset):
         self.padded = bool(padded)
         r, w = distributed_rank(rank, world_size)
         self.layout = Layout(w, r, size, bool(equal_batches))
-        self._epoch = self._origin = self._step = 0
+        self._epoch = self._origin = self._step = self._anchor = 0
         self._pending: Mapping[str, Any] | None = None  # a loaded state's source fingerprint
         self._reader: PartitionedReader | None = None
         self._reader_pid = -1
@@ -127,7 +127,7 @@ class MinibatchDataset(IterableDataset):
         """Reads epoch (sweep) ``epoch`` from its start in the next iteration."""
         if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
             raise ConfigError(f"epoch should be a non-negative int, but got epoch={epoch!r}")
-        self._epoch, self._origin, self._step = epoch, 0, 0
+        self._epoch, self._origin, self._step, self._anchor = epoch, 0, 0, 0
 
     def state_dict(self, consumed: int | None = None) -> dict[str, Any]:
         """A small JSON-able state: the position after the minibatches delivered.
@@ -138,12 +138,14 @@ class MinibatchDataset(IterableDataset):
         a plain ``DataLoader`` and workers, the main process passes the number
         of minibatches it consumed since the iteration began.
         """
-        step = self._step if consumed is None else self._origin + int(consumed)
-        return make_state(self._epoch, step, self.layout, self._reader_for().fingerprint())
+        fingerprint = self._reader_for().fingerprint()
+        if consumed is None:
+            return make_state(self._epoch, self._step, self.layout, fingerprint, self._anchor)
+        return make_state(self._epoch, self._origin + int(consumed), self.layout, fingerprint)
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """The next iteration continues exactly after ``state``'s position."""
-        self._epoch, self._origin = read_state(state, self.layout)
+        self._epoch, self._origin, self._anchor = read_state(state, self.layout)
         self._step = self._origin
         self._pending = state.get("source")
         if self._reader is not None and self._reader_pid == os.getpid():
@@ -165,7 +167,7 @@ class MinibatchDataset(IterableDataset):
         reader = self._reader_for()
         plan = self._plan_for(reader)
         self._step = self._origin
-        for step, minibatch in iterate(reader, plan, self._origin, workers, worker):
+        for step, minibatch in iterate(reader, plan, self._origin, workers, worker, self._anchor):
             self._step = step + 1
             yield batch_to_tensors(minibatch, self.padded)
 

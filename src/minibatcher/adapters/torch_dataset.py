@@ -30,9 +30,8 @@ from torch.utils.data import IterableDataset, get_worker_info
 
 from ..errors import ConfigError
 from ..log import logger
-from .position import Layout, check_source, make_state, read_state
-from .reader import PartitionedReader, as_reader
-from .stream import RankPlan, iterate
+from .position import Layout
+from .rank_reader import RankReader
 from .torch import batch_to_tensors
 
 __all__ = ["MinibatchDataset", "distributed_rank"]
@@ -103,31 +102,23 @@ class MinibatchDataset(IterableDataset):
         if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
             raise ConfigError("minibatch_size_in_samples should be a positive int, but got "
                               f"minibatch_size_in_samples={size!r}")
-        if not callable(make_source):
-            raise ConfigError(f"make_source should be a zero-argument callable returning a "
-                              f"MinibatchSource, but got {make_source!r}")
-        self.make_source = make_source
-        self.padded = bool(padded)
         r, w = distributed_rank(rank, world_size)
-        self.layout = Layout(w, r, size, bool(equal_batches))
-        self._epoch = self._origin = self._step = self._anchor = 0
-        self._pending: Mapping[str, Any] | None = None  # a loaded state's source fingerprint
-        self._reader: PartitionedReader | None = None
-        self._reader_pid = -1
-        self._plan: RankPlan | None = None
+        self.padded = bool(padded)
+        self._rank_reader = RankReader(make_source, Layout(w, r, size, bool(equal_batches)))
 
-    # -- epochs and state ----------------------------------------------------------------------
+    @property
+    def layout(self) -> Layout:
+        """World size, rank, minibatch size and ``equal_batches``."""
+        return self._rank_reader.layout
 
     @property
     def epoch(self) -> int:
         """The epoch the next iteration reads."""
-        return self._epoch
+        return self._rank_reader.epoch
 
     def set_epoch(self, epoch: int) -> None:
         """Reads epoch (sweep) ``epoch`` from its start in the next iteration."""
-        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
-            raise ConfigError(f"epoch should be a non-negative int, but got epoch={epoch!r}")
-        self._epoch, self._origin, self._step, self._anchor = epoch, 0, 0, 0
+        self._rank_reader.set_epoch(epoch)
 
     def state_dict(self, consumed: int | None = None) -> dict[str, Any]:
         """A small JSON-able state: the position after the minibatches delivered.
@@ -138,60 +129,22 @@ class MinibatchDataset(IterableDataset):
         a plain ``DataLoader`` and workers, the main process passes the number
         of minibatches it consumed since the iteration began.
         """
-        fingerprint = self._reader_for().fingerprint()
-        if consumed is None:
-            return make_state(self._epoch, self._step, self.layout, fingerprint, self._anchor)
-        return make_state(self._epoch, self._origin + int(consumed), self.layout, fingerprint)
+        return self._rank_reader.state(consumed)
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """The next iteration continues exactly after ``state``'s position."""
-        self._epoch, self._origin, self._anchor = read_state(state, self.layout)
-        self._step = self._origin
-        self._pending = state.get("source")
-        if self._reader is not None and self._reader_pid == os.getpid():
-            check_source(self._pending, self._reader.fingerprint())
+        self._rank_reader.load(state)
 
     def __len__(self) -> int:
         """Minibatches this rank gets in the current epoch (builds the reader)."""
-        plan = self._plan_for(self._reader_for())
-        if plan.length is not None:
-            return plan.length
-        return self._reader_for().partition_counts(self._epoch, self.layout.minibatch_size,
-                                                   self.layout.world)[self.layout.rank]
-
-    # -- iteration -----------------------------------------------------------------------------
+        return len(self._rank_reader)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         info = get_worker_info()
         workers, worker = (info.num_workers, info.id) if info is not None else (1, 0)
-        reader = self._reader_for()
-        plan = self._plan_for(reader)
-        self._step = self._origin
-        for step, minibatch in iterate(reader, plan, self._origin, workers, worker, self._anchor):
-            self._step = step + 1
+        for minibatch in self._rank_reader.minibatches(workers, worker):
             yield batch_to_tensors(minibatch, self.padded)
-
-    def _reader_for(self) -> PartitionedReader:
-        """This process's reader (a reader inherited through fork is not reused)."""
-        if self._reader is None or self._reader_pid != os.getpid():
-            self._reader, self._reader_pid = as_reader(self.make_source()), os.getpid()
-            check_source(self._pending, self._reader.fingerprint())
-        return self._reader
-
-    def _plan_for(self, reader: PartitionedReader) -> RankPlan:
-        if self._plan is None or self._plan.epoch != self._epoch:
-            lay = self.layout
-            self._plan = RankPlan.compute(reader, self._epoch, lay.world, lay.rank,
-                                          lay.minibatch_size, lay.equal_batches)
-        return self._plan
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state.update(_reader=None, _reader_pid=-1)
-        return state
 
     def close(self) -> None:
         """Closes this process's reader."""
-        if self._reader is not None and self._reader_pid == os.getpid():
-            self._reader.close()
-        self._reader = None
+        self._rank_reader.close()

@@ -1,0 +1,126 @@
+"""A Ray Data datasource over any deserializer: one row per sequence.
+
+``ray.data.read_datasource(DeserializerDatasource(make_deserializer))`` reads
+a data set on a Ray cluster: the driver builds (or loads) the index to plan the
+read, each read task builds its own deserializer and parses a contiguous run of
+its chunks (so ``chunk_size_in_bytes`` sets the task size). A format plugs in
+with one line: a picklable zero-argument callable returning its
+``Deserializer`` (CTF: :func:`read_ctf`).
+
+Rows: ``index`` (the sequence's position in file order), ``key`` (its
+sequence id), per dense stream ``s`` a ``(samples, dim)`` tensor, per sparse
+stream ``s_indptr`` / ``s_indices`` / ``s_data`` (the sequence's CSR rows).
+
+Example:
+    >>> DeserializerDatasource.__name__
+    'DeserializerDatasource'
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any, Callable, Iterator, Mapping
+
+import numpy as np
+import ray.data
+from ray.data.block import BlockAccessor, BlockMetadata
+
+from ..deserializer import ChunkData, Deserializer
+from ..streams import StreamInformation
+
+
+def _ragged(parts: list[np.ndarray]) -> np.ndarray:
+    """An object array holding one array per sequence (Ray: a variable-shaped tensor column)."""
+    out = np.empty(len(parts), dtype=object)
+    out[:] = parts
+    return out
+
+
+def chunk_columns(chunk: ChunkData, infos: list[StreamInformation], first: int,
+                  keys: np.ndarray) -> dict[str, np.ndarray]:
+    """The columns of one chunk: ``index``, ``key`` and every stream, per sequence.
+
+    Example:
+        >>> from minibatcher.deserializer import StreamChunk
+        >>> info = StreamInformation("x", 0, 1, False, np.dtype("float32"))
+        >>> chunk = ChunkData((StreamChunk.dense(np.arange(3, dtype=np.float32)[:, None], [0, 2, 3]),))
+        >>> cols = chunk_columns(chunk, [info], 10, np.array([7, 8], np.uint64))
+        >>> cols["index"].tolist(), [a.ravel().tolist() for a in cols["x"]]
+        ([10, 11], [[0.0, 1.0], [2.0]])
+    """
+    n = chunk.num_sequences
+    columns: dict[str, np.ndarray] = {"index": np.arange(first, first + n, dtype=np.int64),
+                                      "key": np.asarray(keys, dtype=np.uint64)}
+    for info, stream in zip(infos, chunk.streams):
+        slices = [stream.sequence_slice(i) for i in range(n)]
+        if not stream.is_sparse:
+            columns[info.name] = _ragged([np.ascontiguousarray(stream.values[s]) for s in slices])
+            continue
+        bounds = [(int(stream.indptr[s.start]), int(stream.indptr[s.stop])) for s in slices]
+        columns[f"{info.name}_indptr"] = _ragged([stream.indptr[s.start:s.stop + 1] - lo
+                                                  for s, (lo, _) in zip(slices, bounds)])
+        columns[f"{info.name}_indices"] = _ragged([stream.indices[lo:hi] for lo, hi in bounds])
+        columns[f"{info.name}_data"] = _ragged([stream.values[lo:hi] for lo, hi in bounds])
+    return columns
+
+
+def _read_chunks(make_deserializer: Callable[[], Deserializer], chunk_ids: list[int]) -> Iterator[Any]:
+    """A read task: this worker's deserializer parses its chunks, one block each."""
+    deserializer = make_deserializer()
+    table, infos = deserializer.table(), deserializer.streams
+    for chunk_id in chunk_ids:
+        first, stop = int(table.chunk_starts[chunk_id]), int(table.chunk_starts[chunk_id + 1])
+        chunk = deserializer.load_chunk(chunk_id)
+        yield BlockAccessor.batch_to_block(chunk_columns(chunk, infos, first, table.keys[first:stop]))
+
+
+class DeserializerDatasource(ray.data.Datasource):
+    """Sequences of a deserializer as Ray Data rows, one read task per run of chunks.
+
+    Example:
+        >>> DeserializerDatasource.get_read_tasks.__name__
+        'get_read_tasks'
+    """
+
+    def __init__(self, make_deserializer: Callable[[], Deserializer]) -> None:
+        self.make_deserializer = make_deserializer
+        deserializer = make_deserializer()
+        self._name = deserializer.name
+        self._starts = np.asarray(deserializer.table().chunk_starts, dtype=np.int64)
+
+    def get_name(self) -> str:
+        return f"minibatcher[{self._name}]"
+
+    def estimate_inmemory_data_size(self) -> int | None:
+        return None
+
+    def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
+                       data_context: Any = None) -> list[ray.data.ReadTask]:
+        chunks = len(self._starts) - 1
+        groups = [g.tolist() for g in np.array_split(np.arange(chunks), max(1, min(parallelism, chunks)))]
+        tasks = []
+        for group in groups:
+            rows = int(self._starts[group[-1] + 1] - self._starts[group[0]])
+            metadata = BlockMetadata(num_rows=rows, size_bytes=None, exec_stats=None,
+                                     input_files=None)
+            tasks.append(ray.data.ReadTask(functools.partial(_read_chunks, self.make_deserializer,
+                                                             group), metadata,
+                                           per_task_row_limit=per_task_row_limit))
+        return tasks
+
+
+def read_ctf(filename: str | os.PathLike, streams: Mapping[str, Any], *,
+             chunk_size_in_bytes: int = 32 << 20, **options: Any) -> "ray.data.Dataset":
+    """A Ray ``Dataset`` of a CTF file's sequences (``options`` are ``CTFDeserializer``'s;
+    read tasks parse runs of ``chunk_size_in_bytes`` chunks).
+
+    Example:
+        >>> read_ctf.__name__
+        'read_ctf'
+    """
+    from ..formats.ctf import CTFDeserializer
+
+    make = functools.partial(CTFDeserializer, os.fspath(filename), dict(streams),
+                             chunk_size_in_bytes=chunk_size_in_bytes, **options)
+    return ray.data.read_datasource(DeserializerDatasource(make))

@@ -1,0 +1,53 @@
+"""The Ray Data datasource on a local Ray instance: the same sequences as the local reader."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+ray = pytest.importorskip("ray")
+pytest.importorskip("ray.data")
+
+from minibatcher import CTFDeserializer, StreamDef  # noqa: E402
+from minibatcher.ray import DeserializerDatasource, read_ctf  # noqa: E402
+
+from .helpers import write_ctf  # noqa: E402
+
+STREAMS = {"x": StreamDef(shape=2), "y": StreamDef(shape=5, is_sparse=True)}
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield
+    ray.shutdown()
+
+
+def test_ctf_on_ray_gives_the_local_readers_sequences(local_ray, tmp_path):
+    path = write_ctf(tmp_path / "d.ctf", sequences=200, seed=9, sparse=True)
+    reference = CTFDeserializer(str(path), STREAMS)
+    local = reference.load_chunk(0)
+    dataset = read_ctf(path, STREAMS, chunk_size_in_bytes=512).materialize()
+    rows = sorted(dataset.take_all(), key=lambda r: r["index"])
+    assert [r["index"] for r in rows] == list(range(200))
+    assert [r["key"] for r in rows] == reference.index.keys.astype(np.uint64).tolist()
+    x, y = local.streams
+    for i, row in enumerate(rows):
+        s = x.sequence_slice(i)
+        assert np.array_equal(row["x"], x.values[s])
+        lo, hi = int(y.indptr[s.start]), int(y.indptr[s.stop])
+        assert np.array_equal(row["y_indptr"], y.indptr[s.start:s.stop + 1] - lo)
+        assert np.array_equal(row["y_indices"], y.indices[lo:hi])
+        assert np.array_equal(row["y_data"], y.values[lo:hi])
+    assert dataset.num_blocks() > 1
+
+
+def test_any_deserializer_plugs_in_with_a_factory(local_ray, tmp_path):
+    path = write_ctf(tmp_path / "e.ctf", sequences=40, seed=2)
+    make = functools.partial(CTFDeserializer, str(path), {"x": StreamDef(shape=2)},
+                             chunk_size_in_bytes=256)
+    dataset = ray.data.read_datasource(DeserializerDatasource(make), override_num_blocks=3)
+    total = dataset.map_batches(lambda b: {"n": np.array([sum(len(v) for v in b["x"])])}).sum("n")
+    assert total == int(make().index.rows.sum())

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 
@@ -11,7 +9,7 @@ ray = pytest.importorskip("ray")
 pytest.importorskip("ray.data")
 
 from minibatcher import CTFDeserializer, StreamDef  # noqa: E402
-from minibatcher.ray import DeserializerDatasource, read_ctf  # noqa: E402
+from minibatcher.ray import read_ctf  # noqa: E402
 
 from .helpers import write_ctf  # noqa: E402
 
@@ -42,12 +40,3 @@ def test_ctf_on_ray_gives_the_local_readers_sequences(local_ray, tmp_path):
         assert np.array_equal(row["y_indices"], y.indices[lo:hi])
         assert np.array_equal(row["y_data"], y.values[lo:hi])
     assert dataset.num_blocks() > 1
-
-
-def test_any_deserializer_plugs_in_with_a_factory(local_ray, tmp_path):
-    path = write_ctf(tmp_path / "e.ctf", sequences=40, seed=2)
-    make = functools.partial(CTFDeserializer, str(path), {"x": StreamDef(shape=2)},
-                             chunk_size_in_bytes=256)
-    dataset = ray.data.read_datasource(DeserializerDatasource(make), override_num_blocks=3)
-    total = dataset.map_batches(lambda b: {"n": np.array([sum(len(v) for v in b["x"])])}).sum("n")
-    assert total == int(make().index.rows.sum())

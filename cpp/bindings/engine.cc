@@ -15,6 +15,7 @@
 #include "../common/buffer.h"
 #include "../engine/gather.h"
 #include "../engine/select.h"
+#include "owned.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -27,11 +28,7 @@ using IntArray = nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu>
 
 template <typename T, typename A>
 nb::object numpy_of(std::vector<T, A>&& values) {
-  using Vector = std::vector<T, A>;
-  auto* heap = new Vector(std::move(values));
-  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<Vector*>(p); });
-  size_t shape[1] = {heap->size()};
-  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(heap->data(), 1, shape, owner).cast();
+  return mb::bindings::owned_numpy(std::move(values));
 }
 
 void check(bool ok, const std::string& message) {

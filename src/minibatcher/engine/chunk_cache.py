@@ -29,6 +29,10 @@ from typing import Iterable
 from ..deserializer import ChunkData, Deserializer
 
 
+def _release(future: cf.Future) -> None:
+    """Nothing: the chunk is freed when this task's arguments are, on the release thread."""
+
+
 class ChunkCache:
     """Chunk futures keyed by chunk id."""
 
@@ -38,6 +42,10 @@ class ChunkCache:
                                            thread_name_prefix="minibatcher-chunks")
         self._futures: dict[int, cf.Future[ChunkData]] = {}
         self._ready: dict[int, ChunkData] = {}  # results of finished futures (no lock to take)
+        # Dropped chunks are freed on this thread: unmapping a large chunk takes
+        # milliseconds (the native buffers are freed without holding the GIL).
+        self._releaser = cf.ThreadPoolExecutor(max_workers=1,
+                                               thread_name_prefix="minibatcher-release")
 
     def _load(self, chunk_id: int) -> ChunkData:
         try:
@@ -55,8 +63,10 @@ class ChunkCache:
             return  # already exactly these
         keep = set(wanted)
         for chunk_id in [c for c in self._futures if c not in keep]:
-            self._futures.pop(chunk_id).cancel()
             self._ready.pop(chunk_id, None)
+            future = self._futures.pop(chunk_id)
+            if not future.cancel():  # the last reference goes with the task, on that thread
+                self._releaser.submit(_release, future)
         for chunk_id in wanted:
             if chunk_id not in self._futures:
                 self._futures[chunk_id] = self._pool.submit(self._load, chunk_id)
@@ -99,3 +109,4 @@ class ChunkCache:
         self._futures.clear()
         self._ready.clear()
         self._pool.shutdown(wait=True, cancel_futures=True)
+        self._releaser.shutdown(wait=True)

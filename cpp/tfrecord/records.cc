@@ -74,9 +74,9 @@ void walk(const uint8_t* buf, size_t size, int64_t pos, const Limits& limits,
       bad->push_back(pos);
     } else {
       on_record(pos, n);
-      ++records;
       bytes += n;
     }
+    ++records;
     pos += n + kFrameOverhead;
   }
   *next = pos;

@@ -31,7 +31,7 @@ enum class Status : int {
 };
 
 struct Limits {
-  int64_t max_records = -1;  // < 0: no limit
+  int64_t max_records = -1;  // frames walked, skipped ones included (< 0: no limit)
   int64_t max_bytes = -1;    // data bytes per call (< 0: no limit); at least one record is taken
   bool verify_data = true;   // check the data CRC of every record
   bool skip_bad_data = false;  // a data CRC mismatch skips the record (listed in `bad`)

@@ -160,12 +160,12 @@ class TFRecordFile:
         while left != 0 and pos >= 0:
             buf, base = self._stream.window(pos, batch_bytes + 16)
             limit = batch_records if left < 0 else min(left, batch_records)
-            r = fn(buf, pos - base, limit, batch_bytes, self.verify_crc, self._budget.remaining > 0)
+            r = fn(buf, pos - base, limit, batch_bytes, self.verify_crc, self._budget.max_errors > 0)
             walked = len(r["frames"]) + len(r["bad"])
             self._charge(r["bad"], base)
             if walked:
                 yield r, base, position
-            if r["status"] == DATA_CRC:  # the budget is spent: this one raises
+            if r["status"] == DATA_CRC:  # max_errors=0: this one raises
                 frame = int(r["status_offset"]) + base
                 self._budget.charge(("crc", frame), self._crc_message(frame))
             elif r["status"] != OK:

@@ -165,7 +165,8 @@ class ZlibStream(_Stream):
             if chunk:
                 parts.append(np.frombuffer(chunk, np.uint8))
                 have += len(chunk)
-        self._buf = np.concatenate(parts) if len(parts) != 1 else parts[0]
+        self._buf = (parts[0] if len(parts) == 1 else
+                     np.concatenate(parts) if parts else np.zeros(0, np.uint8))
         self._base = pos
         return self._buf, pos
 

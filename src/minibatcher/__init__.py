@@ -6,8 +6,8 @@ Example:
     ['StreamDef', 'StreamDefs', 'StreamInformation']
 """
 
-from .errors import (CheckpointError, ConfigError, ErrorBudgetExceeded, FormatError,
-                     MinibatcherError, WorkerError)
+from .errors import (CheckpointError, ConfigError, ErrorBudgetExceeded, FileChangedError,
+                     FormatError, MinibatcherError, NotARegularFileError, WorkerError)
 from .engine.composite import CompositeDeserializer
 from .engine.minibatch import Minibatch, MinibatchData
 from .engine.options import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_SWEEP,
@@ -30,8 +30,10 @@ __all__ = [
     "CheckpointError",
     "ConfigError",
     "ErrorBudgetExceeded",
+    "FileChangedError",
     "FormatError",
     "MinibatcherError",
+    "NotARegularFileError",
     "StreamDef",
     "StreamDefs",
     "StreamInformation",

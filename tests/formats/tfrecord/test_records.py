@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from minibatcher.errors import ConfigError, ErrorBudgetExceeded, FormatError
+from minibatcher.errors import (ConfigError, ErrorBudgetExceeded, FileChangedError, FormatError,
+                                NotARegularFileError)
 from minibatcher.formats.tfrecord import (TFRecordFile, TFRecordWriter, crc32c, mask,
                                           masked_crc32c, unmask)
 from minibatcher.formats.tfrecord import reference
@@ -175,13 +176,16 @@ def test_file_changed_underneath(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     with open(path, "ab") as f:  # appended while reading
         f.write(HELLO_FRAME)
     os.utime(path, ns=(1, 1))
-    with pytest.raises(FormatError, match="changed while it was being read"):
+    with pytest.raises(FileChangedError, match="size"):
         list(it)
 
 
 def test_not_a_regular_file_and_bad_options(tmp_path: Path) -> None:
-    with pytest.raises(FormatError, match="not a regular file"):
+    with pytest.raises(IsADirectoryError, match="should be a regular file"):
         TFRecordFile(tmp_path)
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(NotARegularFileError, match="FIFO"):
+        TFRecordFile(tmp_path / "fifo")
     with pytest.raises(ConfigError, match="compression_type should be"):
         TFRecordFile(tmp_path / "x", "LZ4")
     with pytest.raises(FileNotFoundError):

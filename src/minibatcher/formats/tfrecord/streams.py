@@ -6,7 +6,9 @@ map: a file truncated underneath a mapping would kill the process with
 SIGBUS); a compressed one is inflated forwards, and a seek backwards restarts
 inflation from the start. Every refill checks that the file has not changed
 since it was opened (size, modification time, inode): a file that changes
-underneath is an error, never mixed data.
+underneath is an error (``FileChangedError``), never mixed data; files are
+opened through the shared :class:`~minibatcher.formats.guarded_file.GuardedFile`
+(regular files only).
 
 Example:
     >>> import tempfile, pathlib
@@ -19,12 +21,12 @@ Example:
 from __future__ import annotations
 
 import os
-import stat
 import zlib
 
 import numpy as np
 
 from ...errors import ConfigError, FormatError
+from ..guarded_file import GuardedFile
 
 BLOCK = 4 << 20
 _WBITS = {"GZIP": 31, "ZLIB": 15}
@@ -44,51 +46,28 @@ def check_compression(compression_type: str | None) -> str:
     return value
 
 
-def _identity(path: str, st: os.stat_result) -> tuple[int, int, int]:
-    if not stat.S_ISREG(st.st_mode):
-        raise FormatError(f"{path}: not a regular file (TFRecord shards must be regular files)")
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
-
-
 class _Stream:
-    """Common part: the file, its identity at open, the current window."""
+    """Common part: the guarded file and the current window."""
 
     def __init__(self, path: str | os.PathLike) -> None:
-        self.path = os.fspath(path)
-        self._fd = os.open(self.path, os.O_RDONLY)  # FileNotFoundError names the path
-        try:
-            self._identity = _identity(self.path, os.fstat(self._fd))
-        except BaseException:
-            os.close(self._fd)
-            raise
-        self.file_size = self._identity[0]
+        self._file = GuardedFile(path, what="TFRecord file")
+        self.path = self._file.path
+        self.file_size = self._file.size
         self._buf = np.zeros(0, np.uint8)
         self._base = 0
         self._eof = False
 
     def check_unchanged(self) -> None:
-        """Raises FormatError when the file changed since it was opened."""
-        now = _identity(self.path, os.stat(self.path))
-        if now != self._identity or _identity(self.path, os.fstat(self._fd)) != self._identity:
-            raise FormatError(f"{self.path}: the file changed while it was being read (size, "
-                              f"modification time or inode differ from when it was opened); "
-                              f"reopen it to read the new contents")
+        """Raises FileChangedError when the file changed since it was opened."""
+        self._file.check()
 
     def at_end(self, offset: int) -> bool:
         """Whether ``offset`` (an end of window) is the end of the stream."""
         return self._eof and offset >= self._base + len(self._buf)
 
     def close(self) -> None:
-        """Closes the file descriptor."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # pragma: no cover - interpreter shutdown
-            pass
+        """Closes the file."""
+        self._file.close()
 
 
 class PlainStream(_Stream):
@@ -103,10 +82,8 @@ class PlainStream(_Stream):
         self.check_unchanged()
         n = max(min(need, self.file_size - pos), min(BLOCK, self.file_size - pos), 0)
         buf = np.empty(n, np.uint8)
-        got = os.preadv(self._fd, [memoryview(buf)], pos) if n else 0
-        if got != n:
-            raise FormatError(f"{self.path}: the file changed while it was being read "
-                              f"(expected {n} bytes at byte {pos}, got {got})")
+        if n:
+            self._file.read_into(buf, pos)
         self._buf, self._base = buf, pos
         self._eof = pos + n >= self.file_size
         return buf, pos
@@ -137,9 +114,8 @@ class ZlibStream(_Stream):
             self._eof = True
             return b""
         self.check_unchanged()
-        raw = os.pread(self._fd, min(BLOCK, self.file_size - self._read_at), self._read_at)
-        if not raw:
-            raise FormatError(f"{self.path}: the file changed while it was being read")
+        raw = np.empty(min(BLOCK, self.file_size - self._read_at), np.uint8)
+        self._file.read_into(raw, self._read_at)
         self._read_at += len(raw)
         try:
             return self._inflate.decompress(raw, BLOCK)

@@ -22,6 +22,7 @@ from .iterator import DatasetIterator
 from .seeds import get_seed, global_seed, random_seed_scope, set_random_seed
 from .sources import RecordSource, SourceDataset
 from .text import TextLineDataset, TextLineSource
+from .tfrecord import TFRecordDataset
 
 __all__ = [
     "AUTOTUNE",
@@ -30,6 +31,7 @@ __all__ = [
     "INFINITE_CARDINALITY",
     "RecordSource",
     "SourceDataset",
+    "TFRecordDataset",
     "TextLineDataset",
     "TextLineSource",
     "UNKNOWN_CARDINALITY",

@@ -59,6 +59,11 @@ class SplitInfo:
         """The number of files."""
         return len(self.shard_lengths)
 
+    @property
+    def file_instructions(self) -> list["FileInstruction"]:
+        """One instruction per non-empty shard (the whole split)."""
+        return shard_file_instructions(0, self.num_examples, self.filenames, self.shard_lengths)
+
 
 @dataclasses.dataclass(frozen=True)
 class FileInstruction:
@@ -111,6 +116,38 @@ class AbsoluteInstruction:
 
 
 SplitInfos = Mapping[str, SplitInfo]
+
+
+class SubSplitInfo:
+    """``info.splits['train[:10%]']``: the instructions of a split spec.
+
+    Example:
+        >>> SubSplitInfo([FileInstruction("f", 0, 3, 4)]).num_examples
+        3
+    """
+
+    def __init__(self, instructions: list[FileInstruction]) -> None:
+        self._file_instructions = instructions
+
+    @property
+    def num_examples(self) -> int:
+        """Examples in the subsplit."""
+        return sum(f.num_examples for f in self._file_instructions)
+
+    @property
+    def num_shards(self) -> int:
+        """Files read."""
+        return len(self._file_instructions)
+
+    @property
+    def file_instructions(self) -> list[FileInstruction]:
+        """The per-file instructions."""
+        return self._file_instructions
+
+    @property
+    def filenames(self) -> list[str]:
+        """The files read, sorted."""
+        return sorted(f.filename for f in self._file_instructions)
 
 
 class AbstractSplit:

@@ -4,7 +4,8 @@ A state is a small, versioned JSON-able dict::
 
     {"version": 1, "format": "minibatcher.tfdata",
      "plan": [[op, options], ...],      # every node of the pipeline, inputs first
-     "iterator": {...}}                 # the nested cursors of the nodes
+     "iterator": {...},                 # the nested cursors of the nodes
+     "shuffles": [{"started": k}, ...]} # iterations each shuffle has started (its RNG counter)
 
 It is valid between any two elements; ``set_state`` on a fresh iterator of
 an equal pipeline continues exactly there. The plan is compared node by node
@@ -50,6 +51,22 @@ def plan_of(dataset: Dataset) -> list[list[Any]]:
 
     visit(dataset)
     return out
+
+
+def _nodes(dataset: Dataset) -> list[Dataset]:
+    out: list[Dataset] = []
+
+    def visit(node: Dataset) -> None:
+        for child in node._inputs():
+            visit(child)
+        out.append(node)
+
+    visit(dataset)
+    return out
+
+
+def _shuffles(dataset: Dataset) -> list[Any]:
+    return [n for n in _nodes(dataset) if hasattr(n, "iterations_started")]
 
 
 def _plan_differences(saved: Any, mine: list[list[Any]]) -> list[str]:
@@ -103,10 +120,11 @@ class DatasetIterator(Iterator[Any]):
 
         Example:
             >>> sorted(iter(Dataset.range(1)).get_state())
-            ['format', 'iterator', 'plan', 'version']
+            ['format', 'iterator', 'plan', 'shuffles', 'version']
         """
         return {"version": STATE_VERSION, "format": STATE_FORMAT, "plan": plan_of(self._dataset),
-                "iterator": self._it.state()}
+                "iterator": self._it.state(),
+                "shuffles": [s._generator_state() for s in _shuffles(self._dataset)]}
 
     def set_state(self, state: Mapping[str, Any]) -> None:
         """Continues exactly where ``state`` was taken; refuses a state of another
@@ -133,6 +151,8 @@ class DatasetIterator(Iterator[Any]):
                                   "that wrote the checkpoint")
         try:
             self._it = self._dataset._make_iter(state["iterator"])
+            for node, saved in zip(_shuffles(self._dataset), state.get("shuffles", [])):
+                node._restore_generator(saved)
         except MinibatcherError:
             raise
         except (KeyError, TypeError, ValueError, IndexError) as e:

@@ -238,6 +238,18 @@ class ShuffleDataset(Dataset):
         self.iterations_started = k + 1
         return k
 
+    def _generator_state(self) -> dict[str, Any]:
+        """The seed generator: iterations started (and the seeds when unseeded)."""
+        out: dict[str, Any] = {"started": self.iterations_started}
+        if not self._seeded:
+            out["seeds"] = [self._seed, self._seed2]
+        return out
+
+    def _restore_generator(self, saved: dict[str, Any]) -> None:
+        self.iterations_started = int(require(saved, "started"))
+        if not self._seeded and "seeds" in saved:
+            self._seed, self._seed2 = (int(s) for s in saved["seeds"])
+
     def _has_view(self) -> bool:
         return self._parent._has_view()
 

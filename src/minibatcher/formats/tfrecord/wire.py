@@ -128,10 +128,20 @@ def list_values(buf: bytes, spans: list[tuple[int, int]], kind: int) -> list[Any
     return out
 
 
+def _varint_bytes(x: int) -> bytes:
+    x &= 0xFFFFFFFFFFFFFFFF
+    out = bytearray()
+    while x >= 0x80:
+        out.append((x & 0x7F) | 0x80)
+        x >>= 7
+    out.append(x)
+    return bytes(out)
+
+
 def _encode_varints(values: np.ndarray) -> bytes:
+    if len(values) < 64:
+        return b"".join(_varint_bytes(int(x)) for x in np.asarray(values).reshape(-1))
     v = values.astype(np.int64).view(np.uint64)
-    if not len(v):
-        return b""
     sizes = np.ones(len(v), np.int64)
     for k in range(1, 10):
         sizes += v >= np.uint64(1 << (7 * k))
@@ -145,8 +155,7 @@ def _encode_varints(values: np.ndarray) -> bytes:
 
 
 def _len(field: int, payload: bytes) -> bytes:
-    return _encode_varints(np.array([field << 3 | 2])) + _encode_varints(
-        np.array([len(payload)])) + payload
+    return _varint_bytes(field << 3 | 2) + _varint_bytes(len(payload)) + payload
 
 
 def kind_of(values: Any) -> tuple[int, Any]:

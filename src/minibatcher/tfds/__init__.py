@@ -12,6 +12,7 @@ Example:
 
 from . import decode
 from .builder import ReadOnlyBuilder, builder_from_directory
+from .elastic import ElasticRemainder, InstructionSplit, elastic_remainder
 from .even_splits import even_splits, split_for_jax_process
 from .info import DatasetInfo, SplitDict
 from .read_config import InputContext, ReadConfig
@@ -19,7 +20,8 @@ from .splits import (AbsoluteInstruction, AbstractSplit, FileInstruction, ReadIn
                      SplitInfo, SubSplitInfo, file_instructions)
 
 __all__ = [
-    "AbsoluteInstruction", "AbstractSplit", "DatasetInfo", "FileInstruction", "InputContext",
+    "AbsoluteInstruction", "AbstractSplit", "DatasetInfo", "ElasticRemainder", "InstructionSplit",
+    "elastic_remainder", "FileInstruction", "InputContext",
     "ReadConfig", "ReadInstruction", "ReadOnlyBuilder", "SplitDict", "SplitInfo", "SubSplitInfo",
     "builder_from_directory", "decode", "even_splits", "file_instructions",
     "split_for_jax_process",

@@ -66,6 +66,10 @@ class ReadOnlyBuilder:
         return f"ReadOnlyBuilder({self.data_dir!r})"
 
     def _instructions(self, split: SplitArg) -> list:
+        from .elastic import InstructionSplit
+
+        if isinstance(split, InstructionSplit):
+            return list(split.instructions)  # already joined with data_dir
         fis = file_instructions(self.info.splits, split)
         return [type(f)(os.path.join(self.data_dir, f.filename), f.skip, f.take,
                         f.examples_in_shard) for f in fis]

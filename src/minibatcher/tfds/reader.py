@@ -131,6 +131,26 @@ class ShardSource:
         return [os.path.basename(fi.filename), fi.skip, fi.take, fi.examples_in_shard]
 
 
+def instruction_order(count: int, read_config: ReadConfig, shuffle_files: bool) -> Dataset:
+    """The dataset of instruction numbers in reading order: sharded per input
+    pipeline, then shuffled (iterating it again gives the next epoch's order)."""
+    inst = Dataset.from_tensor_slices(np.arange(count, dtype=np.int64))
+    ctx = read_config.input_context
+    if ctx is not None and ctx.num_input_pipelines > 1:
+        if count < ctx.num_input_pipelines:
+            raise ValueError(
+                f"Cannot shard the pipeline with given `input_context`. `num_shards={count}` "
+                f"but `num_input_pipelines={ctx.num_input_pipelines}`. This means that some "
+                "workers won't read any data. To shard the data, you may want to use the "
+                "subsplit API instead: https://www.tensorflow.org/datasets/splits")
+        inst = inst.shard(ctx.num_input_pipelines, ctx.input_pipeline_id)
+    if shuffle_files:
+        reshuffle = read_config.shuffle_reshuffle_each_iteration
+        inst = inst.shuffle(count, seed=read_config.shuffle_seed,
+                            reshuffle_each_iteration=True if reshuffle is None else reshuffle)
+    return inst
+
+
 def read_files(instructions: Sequence[FileInstruction], read_config: ReadConfig,
                shuffle_files: bool, decoding: ExampleDecoding | None,
                disable_shuffling: bool = False) -> Dataset:
@@ -144,20 +164,7 @@ def read_files(instructions: Sequence[FileInstruction], read_config: ReadConfig,
     cache, prefixes = ShardCache(), id_prefixes(fis)
     sources = [ShardSource(fi, p, cache, decoding, read_config.add_tfds_id)
                for fi, p in zip(fis, prefixes)]
-    inst = Dataset.from_tensor_slices(np.arange(len(fis), dtype=np.int64))
-    ctx = read_config.input_context
-    if ctx is not None and ctx.num_input_pipelines > 1:
-        if len(fis) < ctx.num_input_pipelines:
-            raise ValueError(
-                f"Cannot shard the pipeline with given `input_context`. `num_shards="
-                f"{len(fis)}` but `num_input_pipelines={ctx.num_input_pipelines}`. This means "
-                "that some workers won't read any data. To shard the data, you may want to use "
-                "the subsplit API instead: https://www.tensorflow.org/datasets/splits")
-        inst = inst.shard(ctx.num_input_pipelines, ctx.input_pipeline_id)
-    if shuffle_files:
-        reshuffle = read_config.shuffle_reshuffle_each_iteration
-        inst = inst.shuffle(len(fis), seed=read_config.shuffle_seed,
-                            reshuffle_each_iteration=True if reshuffle is None else reshuffle)
+    inst = instruction_order(len(fis), read_config, shuffle_files)
     if read_config.repeat_filenames:
         inst = inst.repeat()
 

@@ -1,4 +1,4 @@
-"""The ``minibatcher`` command line: ``demo``, ``inspect``, ``validate`` and ``cat``.
+"""The ``minibatcher`` command line: ``demo``, ``inspect``, ``validate``, ``cat`` and ``convert``.
 
 Exit status: 0 on success; 1 when the data has errors or cannot be read; 2 for
 a bad command line or configuration (unknown option, bad ``--stream`` spec,
@@ -19,11 +19,11 @@ import sys
 from typing import Sequence
 
 from ..errors import ConfigError, MinibatcherError
-from . import cat, demo, inspect, validate
+from . import cat, convert, demo, inspect, validate
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (demo, inspect, validate, cat)
+_COMMANDS = (demo, inspect, validate, cat, convert)
 
 _EPILOG = """\
 exit status: 0 success; 1 the data has errors or could not be read; 2 bad command

@@ -188,7 +188,7 @@ def _reshape(values: Any, leaf: Leaf, shape: tuple[int | None, ...], where: str)
         raise FormatError(f"feature {leaf.key!r}: shapes with more than one unknown dimension "
                           f"need a ragged encoding, which this feature does not use")
     out = arr.reshape(tuple(-1 if d is None else d for d in shape))
-    return out[()] if out.ndim == 0 and leaf.dtype == object else out
+    return out[()] if out.ndim == 0 else out  # scalars as NumPy scalars (bytes for strings)
 
 
 def decode_leaf(leaf: Leaf, values: Any, where: str, skip_decoding: bool = False) -> Any:

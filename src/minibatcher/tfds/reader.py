@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import FormatError
-from ..formats.tfrecord import ExampleDecoder, TFRecordFile
+from ..formats.tfrecord import ExampleDecoder, FeatureKind, TFRecordFile
 from ..tfdata import Dataset, SourceDataset
 from .features import FeatureTree, Leaf, decode_leaf, unflatten_ragged
 from .read_config import ReadConfig
@@ -76,13 +76,27 @@ class ExampleDecoding:
 
     def decode(self, records: list[bytes], where: Callable[[int], str]) -> list[dict[str, Any]]:
         cols = self.decoder.decode(records, where)
+        n = len(records)
+        columns = [self._whole(leaf, cols, n) for leaf in self.leaves]
         out = []
-        for i in range(len(records)):
-            values = {}
-            for leaf in self.leaves:
-                values[leaf.path] = self._leaf(leaf, cols, i, where(i))
+        for i in range(n):
+            values = {leaf.path: (col[i] if col is not None else
+                                  self._leaf(leaf, cols, i, where(i)))
+                      for leaf, col in zip(self.leaves, columns)}
             out.append(self._nest(self.tree, values))
         return out
+
+    @staticmethod
+    def _whole(leaf: Leaf, cols: dict, n: int) -> Any:
+        """All records' values of a fixed-shape numeric leaf at once (None when
+        the leaf or a record needs the per-record path, which also reports errors)."""
+        if leaf.sequence_rank or leaf.kind == FeatureKind.BYTES or None in leaf.shape:
+            return None
+        col = cols[leaf.key]
+        size = int(np.prod(leaf.shape)) if leaf.shape else 1
+        if not n or not np.all(col.counts == size):
+            return None
+        return col.values[:n * size].astype(leaf.dtype, copy=False).reshape((n,) + leaf.shape)
 
     def _leaf(self, leaf: Leaf, cols: dict, i: int, where: str) -> Any:
         skip = leaf.key in self.skip

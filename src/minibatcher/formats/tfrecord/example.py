@@ -75,12 +75,12 @@ class Column:
     values: np.ndarray
     counts: np.ndarray
     byte_ends: np.ndarray | None = None
+    starts: np.ndarray = dataclasses.field(init=False, repr=False, compare=False)
 
-    @property
-    def starts(self) -> np.ndarray:
-        """Index of each record's first value."""
+    def __post_init__(self) -> None:  # index of each record's first value
         n = np.maximum(self.counts, 0)
-        return np.concatenate([[0], np.cumsum(n)[:-1]]).astype(np.int64) if len(n) else n
+        object.__setattr__(self, "starts", np.concatenate([[0], np.cumsum(n)[:-1]]).astype(
+            np.int64) if len(n) else n.astype(np.int64))
 
     def row(self, i: int) -> np.ndarray | list[bytes] | None:
         """Record i's values (a list of bytes for BYTES), None when absent."""
@@ -90,9 +90,14 @@ class Column:
         start = int(self.starts[i])
         if self.kind != FeatureKind.BYTES:
             return self.values[start:start + count]
-        ends, data = self.byte_ends, self.values.tobytes()
-        lo = [int(ends[j - 1]) if j else 0 for j in range(start, start + count)]
-        return [data[a:int(ends[j])] for a, j in zip(lo, range(start, start + count))]
+        ends, data = self.byte_ends, memoryview(self.values)
+        lo = int(ends[start - 1]) if start else 0
+        out = []
+        for j in range(start, start + count):
+            hi = int(ends[j])
+            out.append(bytes(data[lo:hi]))
+            lo = hi
+        return out
 
 
 def _as_flat(records: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -22,6 +22,7 @@ namespace nb = nanobind;
 using namespace nb::literals;
 
 void bind_engine(nb::module_& m);  // cpp/bindings/engine.cc
+void bind_tfrecord(nb::module_& m);  // cpp/bindings/tfrecord.cc
 
 namespace {
 
@@ -371,4 +372,5 @@ NB_MODULE(_native, m) {
   m.def("block_randomize", &block_randomize, "chunk_sequences"_a, "chunk_samples"_a, "window"_a,
         "sample_based"_a, "seed"_a);
   bind_engine(m);
+  bind_tfrecord(m);
 }

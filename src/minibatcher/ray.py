@@ -4,16 +4,20 @@
   picklable zero-argument callable returning a ``Deserializer`` (CTF, HTK, ...):
   one row per sequence, one read task per run of chunks.
 * :func:`read_ctf` -- a CTF file as a Ray ``Dataset``.
+* :class:`TFRecordDatasource` -- TFRecord files (a folder or a list): raw
+  records or decoded ``tf.train.Example`` features, one row per record.
 
 Install with ``pip install 'minibatcher[ray]'``.
 
 Example:
     >>> sorted(__all__)
-    ['DeserializerDatasource', 'chunk_columns', 'read_ctf']
+    ['DeserializerDatasource', 'TFRecordDatasource', 'chunk_columns', 'read_ctf', 'tfrecord_files']
 """
 
 from __future__ import annotations
 
-from .adapters.ray_data import DeserializerDatasource, chunk_columns, read_ctf
+from .adapters.ray_data import (DeserializerDatasource, TFRecordDatasource, chunk_columns,
+                                read_ctf, tfrecord_files)
 
-__all__ = ["DeserializerDatasource", "chunk_columns", "read_ctf"]
+__all__ = ["DeserializerDatasource", "TFRecordDatasource", "chunk_columns", "read_ctf",
+           "tfrecord_files"]

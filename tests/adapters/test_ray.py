@@ -9,7 +9,8 @@ ray = pytest.importorskip("ray")
 pytest.importorskip("ray.data")
 
 from minibatcher import CTFDeserializer, StreamDef  # noqa: E402
-from minibatcher.ray import read_ctf  # noqa: E402
+from minibatcher.formats.tfrecord import TFRecordFile, TFRecordWriter, decode_example, encode_example  # noqa: E402,E501
+from minibatcher.ray import TFRecordDatasource, read_ctf  # noqa: E402
 
 from .helpers import write_ctf  # noqa: E402
 
@@ -40,3 +41,28 @@ def test_ctf_on_ray_gives_the_local_readers_sequences(local_ray, tmp_path):
         assert np.array_equal(row["y_indices"], y.indices[lo:hi])
         assert np.array_equal(row["y_data"], y.values[lo:hi])
     assert dataset.num_blocks() > 1
+
+
+def test_a_tfrecord_folder_on_ray_gives_the_local_readers_records(local_ray, tmp_path):
+    folder = tmp_path / "shards"
+    folder.mkdir()
+    rng = np.random.default_rng(4)
+    for shard in range(3):
+        with TFRecordWriter(folder / f"data.tfrecord-{shard:05d}-of-00003") as w:
+            w.write_many([encode_example({"label": np.array([shard * 100 + i]),
+                                          "x": rng.random(int(rng.integers(1, 4))).astype(np.float32),
+                                          "name": [f"s{shard}r{i}".encode()]})
+                          for i in range(int(rng.integers(5, 30)))])
+    (folder / "dataset_info.json").write_text("{}")  # not a TFRecord file: ignored
+    local = {(f.name, i): decode_example(r) for f in sorted(folder.glob("*.tfrecord*"))
+             for i, r in enumerate(TFRecordFile(f))}
+    decoded = ray.data.read_datasource(TFRecordDatasource(
+        folder, {"label": "int64", "x": "float", "name": "bytes"})).take_all()
+    assert sorted((r["file"], r["index"]) for r in decoded) == sorted(local)
+    for row in decoded:
+        want = local[(row["file"], row["index"])]
+        assert list(row["label"]) == want["label"].tolist() and list(row["name"]) == want["name"]
+        assert np.array_equal(row["x"], want["x"])
+    raw = ray.data.read_datasource(TFRecordDatasource(sorted(folder.glob("*.tfrecord*")))).take_all()
+    assert {(r["file"], r["index"]): decode_example(r["record"])["name"] for r in raw} == {
+        k: v["name"] for k, v in local.items()}

@@ -1,4 +1,4 @@
-"""A Ray Data datasource over any deserializer: one row per sequence.
+"""Ray Data datasources: any deserializer (one row per sequence) and TFRecord files.
 
 ``ray.data.read_datasource(DeserializerDatasource(make_deserializer))`` reads
 a data set on a Ray cluster: the driver builds (or loads) the index to plan the
@@ -10,6 +10,11 @@ with one line: a picklable zero-argument callable returning its
 Rows: ``index`` (the sequence's position in file order), ``key`` (its
 sequence id), per dense stream ``s`` a ``(samples, dim)`` tensor, per sparse
 stream ``s_indptr`` / ``s_indices`` / ``s_data`` (the sequence's CSR rows).
+
+Record files plug in the same way: :class:`TFRecordDatasource` reads TFRecord
+files (a folder or a list) one read task per group of files, one row per
+record: ``file``, ``index`` (the record's position in its file) and the raw
+``record`` bytes, or the ``tf.train.Example`` features named in ``features``.
 
 Example:
     >>> DeserializerDatasource.__name__
@@ -124,3 +129,79 @@ def read_ctf(filename: str | os.PathLike, streams: Mapping[str, Any], *,
     make = functools.partial(CTFDeserializer, os.fspath(filename), dict(streams),
                              chunk_size_in_bytes=chunk_size_in_bytes, **options)
     return ray.data.read_datasource(DeserializerDatasource(make))
+
+
+def tfrecord_files(paths: str | os.PathLike | list) -> list[str]:
+    """The files of a TFRecord folder (names containing ``.tfrecord``, sorted) or a list.
+
+    Example:
+        >>> tfrecord_files(["b.tfrecord", "a.tfrecord"])
+        ['b.tfrecord', 'a.tfrecord']
+    """
+    if isinstance(paths, (str, os.PathLike)) and os.path.isdir(paths):
+        names = sorted(n for n in os.listdir(paths) if ".tfrecord" in n)
+        if not names:
+            raise FileNotFoundError(f"{os.fspath(paths)}: no TFRecord file (a name containing "
+                                    "'.tfrecord') in this folder")
+        return [os.path.join(paths, n) for n in names]
+    return [os.fspath(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
+
+
+def _read_tfrecords(files: list[str], features: Mapping[str, Any] | None,
+                    options: Mapping[str, Any]) -> Iterator[Any]:
+    """A read task: this worker reads its files batch by batch, one block each."""
+    from ..formats.tfrecord import ExampleDecoder, TFRecordFile
+
+    decoder = ExampleDecoder(features) if features else None
+    for path in files:
+        for batch in TFRecordFile(path, **options).batches():
+            columns = {"file": _ragged([os.path.basename(path)] * len(batch)),
+                       "index": np.asarray(batch.positions, dtype=np.int64)}
+            if decoder is None:
+                columns["record"] = _ragged([bytes(r) for r in batch])
+            else:
+                for name, column in decoder.decode(batch).items():
+                    columns[name] = _ragged([column.row(i) for i in range(len(batch))])
+            yield BlockAccessor.batch_to_block(columns)
+
+
+class TFRecordDatasource(ray.data.Datasource):
+    """TFRecord files as Ray Data rows, one read task per group of files.
+
+    Args:
+        paths: a folder (its files with ``.tfrecord`` in the name) or a list of files.
+        features: ``{name: "int64" | "float" | "bytes"}`` to decode ``tf.train.Example``
+            records into columns; ``None`` gives the raw ``record`` bytes.
+        compression_type, verify_crc, max_errors: as ``TFRecordFile``.
+
+    Example:
+        >>> TFRecordDatasource.get_read_tasks.__name__
+        'get_read_tasks'
+    """
+
+    def __init__(self, paths: str | os.PathLike | list, features: Mapping[str, Any] | None = None,
+                 *, compression_type: str | None = None, verify_crc: bool = True,
+                 max_errors: int = 0) -> None:
+        self.files = tfrecord_files(paths)
+        self.features = dict(features) if features else None
+        self.options = {"compression_type": compression_type, "verify_crc": verify_crc,
+                        "max_errors": max_errors}
+
+    def get_name(self) -> str:
+        return "minibatcher[tfrecord]"
+
+    def estimate_inmemory_data_size(self) -> int | None:
+        return sum(os.path.getsize(f) for f in self.files)
+
+    def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
+                       data_context: Any = None) -> list[ray.data.ReadTask]:
+        groups = np.array_split(np.arange(len(self.files)), max(1, min(parallelism, len(self.files))))
+        tasks = []
+        for group in groups:
+            files = [self.files[i] for i in group]
+            metadata = BlockMetadata(num_rows=None, exec_stats=None, input_files=tuple(files),
+                                     size_bytes=sum(os.path.getsize(f) for f in files))
+            tasks.append(ray.data.ReadTask(functools.partial(_read_tfrecords, files, self.features,
+                                                             self.options), metadata,
+                                           per_task_row_limit=per_task_row_limit))
+        return tasks

@@ -20,6 +20,8 @@
 namespace nb = nanobind;
 using namespace nb::literals;
 
+void bind_htk(nb::module_& m);  // cpp/bindings/htk.cc
+
 namespace {
 
 template <typename T>
@@ -371,4 +373,5 @@ NB_MODULE(_native, m) {
   bind_streaming_parser<double>(m, "CtfParserDouble");
   m.def("block_randomize", &block_randomize, "chunk_sequences"_a, "chunk_samples"_a, "window"_a,
         "sample_based"_a, "seed"_a);
+  bind_htk(m);
 }

@@ -61,8 +61,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="config override, like CNTK's command line (repeatable)")
     parser.add_argument("--base-dir", type=Path, metavar="DIR",
-                        help="folder of the config's relative file paths (default: the config's "
-                             "folder; CNTK uses its working directory)")
+                        help="folder that the config's relative file paths resolve against "
+                             "(default: the config's folder, as in the Python API)")
     parser.add_argument("--stream", action="append", default=[], metavar="SPEC",
                         help="CTF files: NAME:DIM:dense|sparse[:ALIAS] (repeatable)")
     parser.add_argument("--defines-mb-size", metavar="NAME",
@@ -117,7 +117,7 @@ def _config_source(args: argparse.Namespace, path: Path) -> MinibatchSource:
                                     "a config's reader section declares its own streams")
     return MinibatchSource.from_config(
         path, args.section, overrides=parse_overrides(args.set),
-        base_dir=args.base_dir if args.base_dir is not None else path.parent,
+        base_dir=args.base_dir,
         max_sweeps=args.sweeps, **_order_options(args, True))
 
 

@@ -137,9 +137,11 @@ class MinibatchSource:
 
         ``section`` names the block whose ``reader`` is used (``None``: a
         top-level ``reader``); ``overrides`` are top-level assignments applied
-        like CNTK's command line (``{"defMBSize": "true"}``); ``base_dir``
-        resolves relative ``file`` paths (default: the current directory);
-        ``options`` override :class:`MinibatchSource` options.
+        like CNTK's command line (``{"defMBSize": "true"}``); relative ``file``
+        paths resolve against ``base_dir``, by default the config file's
+        folder (the working directory when ``config`` is text); a missing file
+        raises ``FileNotFoundError`` naming the key, the path tried and
+        ``base_dir``; ``options`` override :class:`MinibatchSource` options.
         """
         from ..config.reader import source_from_config
 

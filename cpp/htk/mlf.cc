@@ -21,7 +21,7 @@ std::string_view strip(std::string_view s) {
 
 // A non-negative decimal number (CNTK reads times with strtod).
 bool parse_number(std::string_view s, double* out) {
-  if (s.empty()) return false;
+  if (s.empty() || s[0] == '-') return false;
   if (s.size() <= 15) {  // fast path: plain integers are exact in a double
     int64_t v = 0;
     size_t i = 0;

@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -62,9 +63,21 @@ class StreamDef:
     shape: int | tuple[int, ...] = 1
     is_sparse: bool = False
     defines_mb_size: bool = False
+    context: tuple[int, int] | None = None  # HTK features: (left, right) frames
+    scp: tuple[str, ...] | None = None      # HTK features: SCP file(s)
+    mlf: tuple[str, ...] | None = None      # HTK labels: MLF file(s)
 
     def __post_init__(self) -> None:
         _dim_of(self.shape)
+        for name in ("scp", "mlf"):
+            value = getattr(self, name)
+            if value is not None:
+                items = [value] if isinstance(value, (str, os.PathLike)) else list(value)
+                object.__setattr__(self, name, tuple(os.fspath(p) for p in items))
+        if self.context is not None:
+            object.__setattr__(self, "context", tuple(int(v) for v in self.context))
+        if self.mlf is not None:
+            object.__setattr__(self, "is_sparse", True)
         if self.field is not None and (not isinstance(self.field, str) or not self.field):
             raise ConfigError(
                 f"StreamDef field should be a non-empty string or None, but got field={self.field!r}"

@@ -11,7 +11,7 @@ Example:
     >>> from minibatcher.formats.htk.htkfile import write_htk
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.htk"; write_htk(p, np.ones((4, 3), np.float32))
     >>> a = Archives([p], verify_crc=True, impl="native")
-    >>> a.opened[0], a.headers["dim"][0], a.headers["samples"][0]
+    >>> bool(a.opened[0]), int(a.headers["dim"][0]), int(a.headers["samples"][0])
     (True, 3, 4)
 """
 

@@ -14,6 +14,7 @@ from .engine.options import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_S
                              INFINITELY_REPEAT)
 from .engine.source import MinibatchSource
 from .formats.ctf import CTFDeserializer
+from .formats.htk import HTKFeatureDeserializer, HTKMLFDeserializer
 from .streams import StreamDef, StreamDefs, StreamInformation
 
 __version__ = "0.1.0"
@@ -31,6 +32,8 @@ __all__ = [
     "ConfigError",
     "ErrorBudgetExceeded",
     "FormatError",
+    "HTKFeatureDeserializer",
+    "HTKMLFDeserializer",
     "MinibatcherError",
     "StreamDef",
     "StreamDefs",

@@ -143,7 +143,7 @@ class _Entries:
                             "entry is kept)", skipped=1)
             else:
                 first[name] = i
-        if len(set(first)) != len(np.unique(self.keys[valid & keep])):
+        if len(set(first)) != len(np.unique(self.keys[ok & keep])):
             raise FormatError(f"{self.files[0]}: two different entry names have the same 64-bit "
                               "key hash; please report this")
         return keep

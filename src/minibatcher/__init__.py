@@ -7,7 +7,7 @@ Example:
 """
 
 from .errors import (CheckpointError, ConfigError, ErrorBudgetExceeded, FormatError,
-                     MinibatcherError, WorkerError)
+                     MinibatcherError, NotSupportedError, WorkerError)
 from .engine.composite import CompositeDeserializer
 from .engine.minibatch import Minibatch, MinibatchData
 from .engine.options import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_SWEEP,
@@ -15,7 +15,9 @@ from .engine.options import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_S
 from .engine.source import MinibatchSource
 from .formats.ctf import CTFDeserializer
 from .formats.htk import HTKFeatureDeserializer, HTKMLFDeserializer
+from .log import TraceLevel
 from .streams import StreamDef, StreamDefs, StreamInformation
+from .user_deserializer import UserDeserializer
 
 __version__ = "0.1.0"
 
@@ -35,8 +37,11 @@ __all__ = [
     "HTKFeatureDeserializer",
     "HTKMLFDeserializer",
     "MinibatcherError",
+    "NotSupportedError",
     "StreamDef",
     "StreamDefs",
     "StreamInformation",
+    "TraceLevel",
+    "UserDeserializer",
     "WorkerError",
 ]

@@ -143,10 +143,11 @@ def _streams(block: ConfigNode, paths: ConfigPaths, common: dict[str, Any]) -> l
     return features + labels
 
 
-def _common(reader: ConfigNode) -> dict[str, Any]:
+def _common(reader: ConfigNode, max_errors: int | None = None) -> dict[str, Any]:
     trace = (reader.get_int("traceLevel") if reader.has("traceLevel", inherit=True) else
              reader.get_int("verbosity", 1))
-    return {"max_errors": reader.get_int("maxErrors", 0), "trace_level": min(max(trace, 0), 2),
+    errors = reader.get_int("maxErrors", 0) if max_errors is None else max_errors
+    return {"max_errors": errors, "trace_level": min(max(trace, 0), 2),
             "precision": reader.get_str("precision", "float")}
 
 
@@ -170,10 +171,12 @@ def _randomization(reader: ConfigNode) -> dict[str, Any]:
     return {"randomization_window_in_samples": window, "randomization_window_in_chunks": 0}
 
 
-def legacy_htk(reader: ConfigNode, paths: ConfigPaths) -> tuple[list[Deserializer], dict[str, Any]]:
-    """Deserializers and source options of a legacy ``HTKMLFReader`` / ``HTKDeserializers`` block."""
+def legacy_htk(reader: ConfigNode, paths: ConfigPaths,
+               max_errors: int | None = None) -> tuple[list[Deserializer], dict[str, Any]]:
+    """Deserializers and source options of a legacy ``HTKMLFReader`` / ``HTKDeserializers`` block
+    (``max_errors``, when given, replaces ``maxErrors``)."""
     kind = reader.get_str("readerType", inherit=False).lower()
-    deserializers = _streams(reader, paths, _common(reader))
+    deserializers = _streams(reader, paths, _common(reader, max_errors))
     frame_mode = reader.get_bool("frameMode", True)
     truncated = reader.get_bool("truncated", False)
     options: dict[str, Any] = {
@@ -199,11 +202,12 @@ def legacy_htk(reader: ConfigNode, paths: ConfigPaths) -> tuple[list[Deserialize
     return deserializers, options
 
 
-def composite_htk(entry: ConfigNode, paths: ConfigPaths, precision: str,
-                  trace: int) -> list[Deserializer]:
+def composite_htk(entry: ConfigNode, paths: ConfigPaths, precision: str, trace: int,
+                  max_errors: int | None = None) -> list[Deserializer]:
     """The deserializers of one composite ``HTKFeatureDeserializer`` / ``HTKMLFDeserializer`` entry."""
     block = entry.get_node("input")
-    common = {"max_errors": entry.get_int("maxErrors", 0, inherit=False), "trace_level": trace,
+    errors = entry.get_int("maxErrors", 0, inherit=False) if max_errors is None else max_errors
+    common = {"max_errors": errors, "trace_level": trace,
               "precision": entry.get_str("precision", precision, inherit=False)}
     out = []
     for name in block.keys():

@@ -77,12 +77,13 @@ def _streams(node: ConfigNode) -> StreamDefs:
     return StreamDefs(**defs)
 
 
-def _ctf(node: ConfigNode, paths: ConfigPaths, precision: str,
-         trace_level: int) -> CTFDeserializer:
+def _ctf(node: ConfigNode, paths: ConfigPaths, precision: str, trace_level: int,
+         max_errors: int | None) -> CTFDeserializer:
     return CTFDeserializer(
         paths.file(node, "file"), _streams(node),
         skip_sequence_ids=node.get_bool("skipSequenceIds", False),
-        max_errors=node.get_int("maxErrors", 0), trace_level=trace_level,
+        max_errors=node.get_int("maxErrors", 0) if max_errors is None else max_errors,
+        trace_level=trace_level,
         chunk_size_in_bytes=node.get_int("chunkSizeInBytes", _DEFAULT_CHUNK),
         cache_index=node.get_bool("cacheIndex", False), precision=precision,
         keep_data_in_memory=node.get_bool("keepDataInMemory", False))
@@ -123,22 +124,24 @@ def _composite_randomization(reader: ConfigNode) -> dict[str, Any]:
     return {"randomization_window_in_chunks": window, "randomization_window_in_samples": 0}
 
 
-def _legacy(reader: ConfigNode, paths: ConfigPaths) -> tuple[list[CTFDeserializer], dict[str, Any]]:
+def _legacy(reader: ConfigNode, paths: ConfigPaths,
+            max_errors: int | None) -> tuple[list[CTFDeserializer], dict[str, Any]]:
     kind = reader.get_str("readerType", "", inherit=False).lower()
     if is_htk_reader(kind):
-        return legacy_htk(reader, paths)
+        return legacy_htk(reader, paths, max_errors)
     if kind != _CTF_READER:
         raise ConfigError(f"{reader.location}: readerType should be 'CNTKTextFormatReader' (or use "
                           f"'deserializers'), but got readerType={kind or None!r}")
     trace = reader.get_int("traceLevel", 1)
-    deserializer = _ctf(reader, paths, reader.get_str("precision", "float"), trace)
+    deserializer = _ctf(reader, paths, reader.get_str("precision", "float"), trace, max_errors)
     options = {**_legacy_randomization(reader), "frame_mode": reader.get_bool("frameMode", False),
                "randomization_seed": reader.get_int("randomizationSeed", 0), "trace_level": trace,
                "local_timeline": False, "cross_sweep_boundaries": False}
     return [deserializer], options
 
 
-def _composite(reader: ConfigNode, paths: ConfigPaths) -> tuple[list[CTFDeserializer], dict[str, Any]]:
+def _composite(reader: ConfigNode, paths: ConfigPaths,
+               max_errors: int | None) -> tuple[list[CTFDeserializer], dict[str, Any]]:
     entries = reader.get_array("deserializers")
     precision, trace = reader.get_str("precision", "float"), reader.get_int("traceLevel", 1)
     deserializers = []
@@ -148,13 +151,13 @@ def _composite(reader: ConfigNode, paths: ConfigPaths) -> tuple[list[CTFDeserial
         kind = entry.get_str("type", "", inherit=False)
         if is_htk_entry(kind):
             deserializers += composite_htk(entry, paths, entry.get_str("precision", precision),
-                                           entry.get_int("traceLevel", trace))
+                                           entry.get_int("traceLevel", trace), max_errors)
             continue
         if kind.lower() != _CTF_DESERIALIZER:
             raise ConfigError(f"{entry.location}: deserializer type should be "
                               f"'CNTKTextFormatDeserializer' (the one supported now), but got {kind!r}")
         deserializers.append(_ctf(entry, paths, entry.get_str("precision", precision),
-                                  entry.get_int("traceLevel", trace)))
+                                  entry.get_int("traceLevel", trace), max_errors))
     truncated = reader.get_bool("truncated", False, inherit=False)
     options = {**_composite_randomization(reader), "trace_level": trace,
                "frame_mode": reader.get_bool("frameMode", False),
@@ -167,13 +170,15 @@ def _composite(reader: ConfigNode, paths: ConfigPaths) -> tuple[list[CTFDeserial
 
 def source_from_config(config: str | os.PathLike, section: str | None = None, *,
                        overrides: Mapping[str, str] | None = None,
-                       base_dir: str | os.PathLike | None = None, **options: Any) -> Any:
+                       base_dir: str | os.PathLike | None = None, max_errors: int | None = None,
+                       **options: Any) -> Any:
     """Builds the source of ``section``'s ``reader`` block (``None``: a top-level ``reader``).
 
     ``overrides`` are top-level assignments applied like CNTK's command line;
     relative ``file`` paths resolve against ``base_dir``, whose default is the
     config file's folder (the working directory for config text; see
-    :mod:`minibatcher.config.paths`); ``options`` override ``MinibatchSource``
+    :mod:`minibatcher.config.paths`); ``max_errors`` (when given) replaces
+    every deserializer's ``maxErrors``; ``options`` override ``MinibatchSource``
     options.
     """
 
@@ -182,9 +187,9 @@ def source_from_config(config: str | os.PathLike, section: str | None = None, *,
     reader = scope.get_node("reader")
     paths = ConfigPaths.for_config(config_file, base_dir)
     if reader.has("deserializers"):
-        deserializers, derived = _composite(reader, paths)
+        deserializers, derived = _composite(reader, paths, max_errors)
     else:
-        deserializers, derived = _legacy(reader, paths)
+        deserializers, derived = _legacy(reader, paths, max_errors)
     merged = {**derived, **options}
     return source_class(merged)(deserializers, **merged)
 

@@ -385,7 +385,8 @@ def read_frames(fds: np.ndarray, header_of: np.ndarray, first: np.ndarray, count
             return {"range": i, "code": 1, "errno": 0}
         if kind[h] & COMPRESSED:
             shorts = np.frombuffer(raw, dtype=order + "i2").reshape(n, dim).astype(np.float32)
-            values = (shorts + b[h]) / a[h]
+            with np.errstate(all="ignore"):  # A may be 0 or B huge in a corrupt file, as in C
+                values = (shorts + b[h]) / a[h]
         else:
             values = np.frombuffer(raw, dtype=order + "f4").reshape(n, dim)
         parts.append(values.astype(np.float32))

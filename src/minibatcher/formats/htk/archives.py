@@ -1,10 +1,12 @@
-"""The feature archives of an SCP list: opened once at indexing, guarded after.
+"""The feature archives of an SCP list, read through :class:`GuardedFile`.
 
 At construction every distinct file is opened (regular files only), its
 header read and checked, and its identity (device, inode, size, mtime)
-remembered. A chunk load reopens the files it needs and refuses a file whose
-identity changed: a file rewritten under a reader is an error, never mixed
-data (issue 6).
+remembered. Up to ``KEEP_OPEN`` archives stay open for the reader's life (the
+usual few large archives: renaming or replacing a path cannot change what is
+read); larger sets (one file per utterance) are reopened per chunk and must
+still have the identity they had. A file changed under a reader is an error,
+never mixed data (issue 6).
 
 Example:
     >>> import tempfile, pathlib
@@ -18,19 +20,17 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import os
-import stat
 from pathlib import Path
 from typing import Iterator, Sequence
 
 import numpy as np
 
-from ...errors import FormatError
+from ...errors import FileChangedError
+from ..guarded_file import FileIdentity, GuardedFile
 from .backend import backend
 
-
-def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+KEEP_OPEN = 256
+_WHAT = "HTK archive"
 
 
 class Archives:
@@ -39,37 +39,30 @@ class Archives:
 
     def __init__(self, paths: Sequence[Path], verify_crc: bool, impl: str) -> None:
         self.paths = list(paths)
-        self.impl = impl
         self.errors: list[str | None] = [None] * len(self.paths)
-        self.identities: list[tuple[int, int, int, int] | None] = [None] * len(self.paths)
-        fds, sizes = [], []
+        self.identities: list[FileIdentity | None] = [None] * len(self.paths)
+        self._open: dict[int, GuardedFile] = {}
+        files: list[GuardedFile] = []
         try:
             for i, path in enumerate(self.paths):
-                fd = self._open(i, path)
-                if fd is not None:
-                    fds.append(fd)
-                    sizes.append(self.identities[i][2])
+                try:
+                    f = GuardedFile(path, what=_WHAT)
+                except OSError as e:
+                    self.errors[i] = f"cannot open archive {str(path)!r}: {e.strerror or e}"
+                    continue
+                self.identities[i] = f.identity
+                files.append(f)
+                if len(self.paths) <= KEEP_OPEN:
+                    self._open[i] = f
             self.opened = np.array([e is None for e in self.errors], dtype=bool)
-            self.headers = backend(impl).read_headers(np.array(fds, dtype=np.int64),
-                                                      np.array(sizes, dtype=np.int64), verify_crc)
+            self.headers = backend(impl).read_headers(
+                np.array([f.fileno() for f in files], dtype=np.int64),
+                np.array([f.size for f in files], dtype=np.int64), verify_crc)
         finally:
-            for fd in fds:
-                os.close(fd)
+            for f in files:
+                if f not in self._open.values():
+                    f.close()
         self.header_of = np.cumsum(self.opened) - 1  # file -> row of `headers` (when opened)
-
-    def _open(self, i: int, path: Path) -> int | None:
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        except OSError as e:
-            self.errors[i] = f"cannot open archive {str(path)!r}: {e.strerror}"
-            return None
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            os.close(fd)
-            self.errors[i] = f"archive {str(path)!r} is not a regular file"
-            return None
-        self.identities[i] = _identity(st)
-        return fd
 
     def header(self, i: int, field: str) -> int:
         """Header ``field`` of file ``i`` (which must have been opened)."""
@@ -77,22 +70,31 @@ class Archives:
 
     @contextlib.contextmanager
     def open_files(self, files: Sequence[int]) -> Iterator[dict[int, int]]:
-        """Reopens ``files`` (file index -> fd), refusing any that changed."""
+        """Descriptors of ``files`` (file index -> fd); a changed file raises
+        :class:`~minibatcher.errors.FileChangedError`."""
+        opened: list[GuardedFile] = []
         fds: dict[int, int] = {}
         try:
             for i in files:
-                path = self.paths[i]
-                try:
-                    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-                except OSError as e:
-                    raise FormatError(f"archive {str(path)!r} cannot be opened any more "
-                                      f"({e.strerror}); it was readable when the reader started") from e
-                fds[i] = fd
-                if _identity(os.fstat(fd)) != self.identities[i]:
-                    raise FormatError(f"archive {str(path)!r} changed since the reader indexed it "
-                                      "(its size, inode or modification time differ); restart the "
-                                      "reader to read the new file")
+                f = self._open.get(i)
+                if f is None:
+                    f = GuardedFile(self.paths[i], what=_WHAT)
+                    opened.append(f)
+                    if not self.identities[i].same_contents(f.identity):
+                        raise FileChangedError(
+                            f"{self.paths[i]}: the {_WHAT} changed since the reader indexed it "
+                            f"({', '.join(self.identities[i].differences(f.identity))}); restart "
+                            "the reader to read the new file")
+                else:
+                    f.check()
+                fds[i] = f.fileno()
             yield fds
         finally:
-            for fd in fds.values():
-                os.close(fd)
+            for f in opened:
+                f.close()
+
+    def close(self) -> None:
+        """Closes the archives kept open."""
+        for f in self._open.values():
+            f.close()
+        self._open.clear()

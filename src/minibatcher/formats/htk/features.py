@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ...deserializer import ChunkData, ContextWindow, Deserializer, SequenceTable, StreamChunk
-from ...errors import ConfigError, FormatError
+from ...errors import ConfigError, FileChangedError, FormatError
 from ...streams import StreamDef, StreamInformation, as_stream_defs
 from .archives import Archives
 from .backend import IMPLEMENTATIONS, backend
@@ -308,7 +308,12 @@ class HTKFeatureDeserializer(Deserializer):
 
     def _read_failed(self, row: int, failure: dict[str, int]) -> None:
         path = self._archives.paths[int(self._rows.path_index[row])]
-        what = {1: "the file ended early (it changed since it was indexed)",
-                2: f"reading failed ({os.strerror(int(failure['errno']))})",
-                3: "the range lies outside the file (please report this)"}[int(failure["code"])]
-        raise FormatError(f"{self.describe_sequence(row)}: archive {str(path)!r}: {what}")
+        code = int(failure["code"])
+        where = f"{self.describe_sequence(row)}: archive {str(path)!r}"
+        if code == 1:
+            raise FileChangedError(f"{where}: the file ended early; it changed since the reader "
+                                   "indexed it (re-create the reader to read the new contents)")
+        if code == 2:
+            raise OSError(int(failure["errno"]), f"{where}: reading failed "
+                          f"({os.strerror(int(failure['errno']))})")
+        raise FormatError(f"{where}: the range lies outside the file (please report this)")

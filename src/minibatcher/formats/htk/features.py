@@ -263,7 +263,7 @@ class HTKFeatureDeserializer(Deserializer):
         digest = hashlib.blake2b(digest_size=8)
         for data in self._rows.data:
             digest.update(data)
-        sizes = [ident[2] if ident else -1 for ident in self._archives.identities]
+        sizes = [ident.size if ident else -1 for ident in self._archives.identities]
         return {"format": "htk", "scp": digest.hexdigest(), "utterances": len(self._count),
                 "frames": int(self._count.sum()), "archive_bytes": int(sum(sizes)),
                 "file_dim": self.file_dim, "context": [self._left, self._right],

@@ -21,6 +21,7 @@ namespace nb = nanobind;
 using namespace nb::literals;
 
 void bind_htk(nb::module_& m);  // cpp/bindings/htk.cc
+void bind_engine(nb::module_& m);  // cpp/bindings/engine.cc
 
 namespace {
 
@@ -374,4 +375,5 @@ NB_MODULE(_native, m) {
   m.def("block_randomize", &block_randomize, "chunk_sequences"_a, "chunk_samples"_a, "window"_a,
         "sample_based"_a, "seed"_a);
   bind_htk(m);
+  bind_engine(m);
 }

@@ -37,6 +37,7 @@ class ChunkCache:
         self._pool = cf.ThreadPoolExecutor(max_workers=max(1, threads),
                                            thread_name_prefix="minibatcher-chunks")
         self._futures: dict[int, cf.Future[ChunkData]] = {}
+        self._ready: dict[int, ChunkData] = {}  # results of finished futures (no lock to take)
 
     def _load(self, chunk_id: int) -> ChunkData:
         try:
@@ -50,9 +51,12 @@ class ChunkCache:
         """Makes exactly ``chunk_ids`` resident or loading (in the given order);
         drops the rest unless the deserializer keeps chunks itself."""
         wanted = list(dict.fromkeys(int(c) for c in chunk_ids))
+        if len(wanted) == len(self._futures) and all(c in self._futures for c in wanted):
+            return  # already exactly these
         keep = set(wanted)
         for chunk_id in [c for c in self._futures if c not in keep]:
             self._futures.pop(chunk_id).cancel()
+            self._ready.pop(chunk_id, None)
         for chunk_id in wanted:
             if chunk_id not in self._futures:
                 self._futures[chunk_id] = self._pool.submit(self._load, chunk_id)
@@ -64,6 +68,26 @@ class ChunkCache:
             future = self._futures[chunk_id] = self._pool.submit(self._load, chunk_id)
         return future.result()
 
+    def get_many(self, chunk_ids: list[int]) -> list[ChunkData]:
+        """The chunks, in order; every missing one is submitted before any is
+        waited for (so they parse in parallel).
+
+        Example:
+            >>> from minibatcher.engine.chunk_cache import ChunkCache
+            >>> ChunkCache.get_many.__name__
+            'get_many'
+        """
+        ready = self._ready
+        if all(c in ready for c in chunk_ids):
+            return [ready[c] for c in chunk_ids]
+        for chunk_id in chunk_ids:
+            if chunk_id not in self._futures:
+                self._futures[chunk_id] = self._pool.submit(self._load, chunk_id)
+        for chunk_id in chunk_ids:
+            if chunk_id not in ready:
+                ready[chunk_id] = self._futures[chunk_id].result()
+        return [ready[c] for c in chunk_ids]
+
     def loaded(self) -> list[int]:
         """Chunk ids resident or loading."""
         return list(self._futures)
@@ -73,4 +97,5 @@ class ChunkCache:
         for future in self._futures.values():
             future.cancel()
         self._futures.clear()
+        self._ready.clear()
         self._pool.shutdown(wait=True, cancel_futures=True)

@@ -1,8 +1,10 @@
 """Gathering sequences from loaded chunks into contiguous minibatch arrays.
 
 The copies are native (``cpp/engine/gather.cc``, GIL released): one call per
-stream per minibatch, whatever the number of chunks touched. A minibatch that
-is one contiguous run of one chunk is returned as a view (no copy).
+stream per minibatch, whatever the number of chunks touched
+(:func:`gather_sequences` locates the sequences' samples and copies them in
+the same call). A dense minibatch that is one contiguous run of one chunk is
+returned as a view (no copy).
 
 Example:
     >>> import numpy as np
@@ -23,7 +25,41 @@ import numpy as np
 
 from .. import _native
 from ..deserializer import ContextWindow, StreamChunk
+from ..streams import StreamInformation
 from .layout import CSRMatrix
+
+
+def gather_sequences(sources: Sequence[StreamChunk], source: np.ndarray, within: np.ndarray,
+                     info: StreamInformation) -> tuple[np.ndarray | CSRMatrix, np.ndarray]:
+    """``(values, lengths)`` of sequence ``within[i]`` of ``sources[source[i]]``, for every i,
+    in order (``source`` int32, ``within`` int64); dense values are a view when the
+    sequences are one contiguous run of one chunk.
+
+    Example:
+        >>> c = StreamChunk.dense(np.arange(6.).reshape(3, 2), [0, 2, 3])
+        >>> info = StreamInformation("x", 0, 2, False, np.dtype(np.float64))
+        >>> values, lengths = gather_sequences([c], np.zeros(2, np.int32), np.array([1, 0]), info)
+        >>> values[:, 0].tolist(), lengths.tolist()
+        ([4.0, 0.0, 2.0], [1, 2])
+    """
+    if sources and sources[0].context is not None:  # HTK context windows: expanded here
+        starts, lengths = sample_ranges(sources, source, within)
+        return _gather_context(sources, source, starts, lengths, info.dim, info.dtype), lengths
+    offsets = [c.sequence_offsets for c in sources]
+    itemsize = info.dtype.itemsize
+    if info.is_sparse:
+        index_dtype = sources[0].indices.dtype if sources else np.dtype(np.int32)
+        values, indices, indptr, lengths = _native.gather_sequences_csr(
+            [c.values for c in sources], [c.indices for c in sources], [c.indptr for c in sources],
+            offsets, itemsize, index_dtype.itemsize, source, within)
+        matrix = CSRMatrix(values.view(info.dtype), indices.view(index_dtype), indptr,
+                           (len(indptr) - 1, info.dim))
+        return matrix, lengths
+    raw, lengths, first = _native.gather_sequences_dense(
+        [c.values for c in sources], offsets, info.dim * itemsize, source, within)
+    if raw is None:  # one contiguous run of one chunk
+        return sources[0].values[first:first + int(lengths.sum())], lengths
+    return raw.view(info.dtype).reshape(-1, info.dim), lengths
 
 
 def sample_ranges(sources: Sequence[StreamChunk], source: np.ndarray,

@@ -183,11 +183,15 @@ std::vector<mb::htk::Header> headers_of(const HeaderArrays& h, const std::vector
   return out;
 }
 
+using OutArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
+
+// Fills `out` (float32 or float64, rows x dim, allocated by the caller: NumPy's
+// heap reuses blocks, where fresh mappings pay a page fault per page).
 nb::object read_frames(Vec1<int64_t> fds, Vec1<int64_t> header_of, Vec1<int64_t> first,
                        Vec1<int64_t> count, Vec1<int64_t> data_start, Vec1<int64_t> available,
                        Vec1<int32_t> sample_size, Vec1<int32_t> kind, Vec1<uint8_t> swap,
                        const std::vector<Vec1<float>>& a, const std::vector<Vec1<float>>& b,
-                       int32_t dim, bool is_double) {
+                       int32_t dim, bool is_double, OutArray out) {
   check(dim > 0, "dim should be positive");
   const auto headers = headers_of({data_start, available, sample_size, kind, swap}, a, b, dim);
   const size_t n = fds.shape(0);
@@ -202,30 +206,29 @@ nb::object read_frames(Vec1<int64_t> fds, Vec1<int64_t> header_of, Vec1<int64_t>
     ranges[i] = {int(fds.data()[i]), h, first.data()[i], count.data()[i]};
     rows += count.data()[i];
   }
+  const size_t value_bytes = is_double ? 8 : 4;
+  check(out.nbytes() == size_t(rows) * size_t(dim) * value_bytes,
+        "out should hold rows x dim values of the requested precision");
   mb::htk::ReadError err;
-  auto run = [&](auto* typed) {
-    using T = std::remove_pointer_t<decltype(typed)>;
-    mb::Buffer<T> out(size_t(rows) * size_t(dim));
-    {
-      nb::gil_scoped_release release;
-      err = mb::htk::read_frames<T>(headers.data(), ranges.data(), n, dim, out.data());
-    }
-    if (err.code != 0) {
-      nb::dict failure;
-      failure["range"] = err.range;
-      failure["code"] = err.code;
-      failure["errno"] = err.error;
-      return nb::object(failure);
-    }
-    return numpy_of(std::move(out));
-  };
-  return is_double ? run(static_cast<double*>(nullptr)) : run(static_cast<float*>(nullptr));
+  {
+    nb::gil_scoped_release release;
+    err = is_double ? mb::htk::read_frames<double>(headers.data(), ranges.data(), n, dim,
+                                                   static_cast<double*>(out.data()))
+                    : mb::htk::read_frames<float>(headers.data(), ranges.data(), n, dim,
+                                                  static_cast<float*>(out.data()));
+  }
+  if (err.code == 0) return nb::none();
+  nb::dict failure;
+  failure["range"] = err.range;
+  failure["code"] = err.code;
+  failure["errno"] = err.error;
+  return failure;
 }
 
-nb::object context_gather(const std::vector<AnyArray>& values,
-                          const std::vector<Vec1<int64_t>>& bounds, size_t row_bytes,
-                          Vec1<int32_t> source, Vec1<int64_t> start, Vec1<int64_t> length,
-                          int32_t left, int32_t right) {
+// Fills `out` (sum(length) rows of row_bytes * (1 + left + right) bytes).
+void context_gather(const std::vector<AnyArray>& values, const std::vector<Vec1<int64_t>>& bounds,
+                    size_t row_bytes, Vec1<int32_t> source, Vec1<int64_t> start,
+                    Vec1<int64_t> length, int32_t left, int32_t right, OutArray out) {
   check(values.size() == bounds.size(), "values and bounds should list the same sources");
   check(row_bytes > 0 && left >= 0 && right >= 0, "row_bytes, left and right are invalid");
   const size_t pieces = source.shape(0);
@@ -241,15 +244,15 @@ nb::object context_gather(const std::vector<AnyArray>& values,
   uint64_t rows = 0;
   for (size_t p = 0; p < pieces; ++p) rows += uint64_t(std::max<int64_t>(0, length.data()[p]));
   const size_t width = row_bytes * size_t(1 + left + right);
-  mb::Buffer<uint8_t> out(size_t(rows) * width);
+  check(out.nbytes() == size_t(rows) * width, "out should hold every expanded row");
   bool ok;
   {
     nb::gil_scoped_release release;
     ok = mb::htk::context_gather(sources.data(), sources.size(), row_bytes, source.data(),
-                                 start.data(), length.data(), pieces, left, right, out.data());
+                                 start.data(), length.data(), pieces, left, right,
+                                 static_cast<uint8_t*>(out.data()));
   }
   check(ok, "a context gather range lies outside its source, or its bounds are invalid");
-  return numpy_of(std::move(out));
 }
 
 nb::object key_hashes(Vec1<uint8_t> text, Vec1<int64_t> ends) {
@@ -279,9 +282,9 @@ void bind_htk(nb::module_& m) {
   m.def("htk_read_headers", &read_headers, "fds"_a, "sizes"_a, "verify_crc"_a);
   m.def("htk_read_frames", &read_frames, "fds"_a, "header_of"_a, "first"_a, "count"_a,
         "data_start"_a, "available"_a, "sample_size"_a, "kind"_a, "swap"_a, "a"_a, "b"_a, "dim"_a,
-        "is_double"_a);
+        "is_double"_a, "out"_a);
   m.def("context_gather", &context_gather, "values"_a, "bounds"_a, "row_bytes"_a, "source"_a,
-        "start"_a, "length"_a, "left"_a, "right"_a);
+        "start"_a, "length"_a, "left"_a, "right"_a, "out"_a);
   m.def("htk_key_hashes", &key_hashes, "text"_a, "ends"_a);
   m.def("htk_crc", &crc_of, "data"_a, "swap"_a);
 }

@@ -107,12 +107,13 @@ def _gather_context(sources: Sequence[StreamChunk], source: np.ndarray, starts: 
     if values.shape[1] * window.width != dim or values.dtype != np.dtype(dtype):
         raise ValueError(f"a context chunk of {values.shape[1]} {values.dtype} values per sample "
                          f"with {window.width} frames cannot give {dim} {np.dtype(dtype)} values")
-    raw = _native.context_gather([c.values for c in sources], [c.context_bounds() for c in sources],
-                                 values.shape[1] * values.dtype.itemsize,
-                                 np.asarray(source, dtype=np.int32),
-                                 np.asarray(starts, dtype=np.int64),
-                                 np.asarray(lengths, dtype=np.int64), window.left, window.right)
-    return raw.view(dtype).reshape(-1, dim)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    out = np.empty((int(lengths.sum()), dim), dtype=dtype)  # the heap reuses blocks; no page faults
+    _native.context_gather([c.values for c in sources], [c.context_bounds() for c in sources],
+                           values.shape[1] * values.dtype.itemsize, np.asarray(source, dtype=np.int32),
+                           np.asarray(starts, dtype=np.int64), lengths, window.left, window.right,
+                           out)
+    return out
 
 
 def gather_dense(sources: Sequence[StreamChunk], source: np.ndarray, starts: np.ndarray,

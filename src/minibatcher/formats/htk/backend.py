@@ -37,12 +37,14 @@ def _native() -> SimpleNamespace:
                     dim: int, is_double: bool) -> Any:
         i64 = [np.ascontiguousarray(x, dtype=np.int64)
                for x in (fds, header_of, first, count, data_start, available)]
-        return n.htk_read_frames(*i64, np.ascontiguousarray(sample_size, dtype=np.int32),
-                                 np.ascontiguousarray(kind, dtype=np.int32),
-                                 np.ascontiguousarray(swap, dtype=np.uint8),
-                                 [np.ascontiguousarray(v, dtype=np.float32) for v in a],
-                                 [np.ascontiguousarray(v, dtype=np.float32) for v in b],
-                                 int(dim), bool(is_double))
+        out = np.empty(int(i64[3].sum()) * int(dim), dtype=np.float64 if is_double else np.float32)
+        failure = n.htk_read_frames(*i64, np.ascontiguousarray(sample_size, dtype=np.int32),
+                                    np.ascontiguousarray(kind, dtype=np.int32),
+                                    np.ascontiguousarray(swap, dtype=np.uint8),
+                                    [np.ascontiguousarray(v, dtype=np.float32) for v in a],
+                                    [np.ascontiguousarray(v, dtype=np.float32) for v in b],
+                                    int(dim), bool(is_double), out)
+        return out if failure is None else failure
 
     return SimpleNamespace(
         parse_scp=lambda data, prefix, scp_dir: n.htk_parse_scp(_bytes(data), prefix, scp_dir),

@@ -22,6 +22,7 @@ using namespace nb::literals;
 
 void bind_htk(nb::module_& m);  // cpp/bindings/htk.cc
 void bind_engine(nb::module_& m);  // cpp/bindings/engine.cc
+void bind_tfrecord(nb::module_& m);  // cpp/bindings/tfrecord.cc
 
 namespace {
 
@@ -376,4 +377,5 @@ NB_MODULE(_native, m) {
         "sample_based"_a, "seed"_a);
   bind_htk(m);
   bind_engine(m);
+  bind_tfrecord(m);
 }

@@ -1,4 +1,5 @@
-"""``minibatcher inspect FILE``: what a CTF file holds, without declaring its streams.
+"""``minibatcher inspect FILE``: what a CTF file holds, without declaring its streams
+(TFRecord shards and TFDS folders: see :mod:`.inspect_records`).
 
 A survey (one native pass over the bytes) finds the inputs and their shapes;
 the index gives sequences, rows, chunks and the sequence-length histogram.
@@ -41,8 +42,16 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     """
     parser = commands.add_parser(
         "inspect", help=HELP, description=HELP + ". Streams are found by a survey of every "
-        "line: a stream looks sparse when its values have the form index:value.")
-    parser.add_argument("file", metavar="FILE", help="the CTF file")
+        "line: a stream looks sparse when its values have the form index:value. TFRecord "
+        "files and TFDS folders get their own report (records, features, splits).")
+    parser.add_argument("file", metavar="FILE", nargs="+",
+                        help="a CTF file; or TFRecord shards (patterns like 'd/*.tfrecord-*' "
+                             "allowed); or a TFDS dataset folder (with dataset_info.json)")
+    parser.add_argument("--compression", choices=["GZIP", "ZLIB"], default=None,
+                        help="TFRecord files: their compression")
+    parser.add_argument("--verify", action="store_true",
+                        help="TFDS folders: check that every shard exists and holds the number "
+                             "of records shardLengths says")
     parser.add_argument("--skip-sequence-ids", action="store_true",
                         help="every line is its own sequence (ignore leading ids)")
     parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, metavar="BYTES",
@@ -164,6 +173,25 @@ def print_report(r: dict[str, Any]) -> None:
     _print_histogram(r["histogram"])
 
 
+def _records_report(files: list[str], args: argparse.Namespace) -> bool:
+    """Prints the TFRecord / TFDS report when ``files`` name such data."""
+    from . import inspect_records as rec
+
+    if len(files) == 1 and rec.is_tfds_dir(files[0]):
+        report: Any = rec.collect_tfds(files[0], getattr(args, "verify", False))
+        print(json.dumps(report)) if args.json else rec.print_tfds(report)
+        return True
+    paths = rec.expand(files)
+    compression = getattr(args, "compression", None)
+    if compression or all(rec.looks_like_tfrecord(p) for p in paths):
+        for p in paths:
+            common.existing_file(p)
+        report = rec.collect_tfrecord(paths, compression)
+        print(json.dumps(report)) if args.json else rec.print_tfrecord(report)
+        return True
+    return False
+
+
 def run(args: argparse.Namespace) -> int:
     """Runs ``inspect``.
 
@@ -175,7 +203,12 @@ def run(args: argparse.Namespace) -> int:
         minibatcher.cli.common.UsageError: FILE should be an existing file, but got FILE='/no/such.ctf' (no such file)
     """
     common.check_positive("--chunk-size", args.chunk_size)
-    path = common.existing_file(args.file)
+    files = [args.file] if isinstance(args.file, str) else list(args.file)
+    if _records_report(files, args):
+        return 0
+    if len(files) > 1:
+        raise common.UsageError(f"FILE: one CTF file at a time, but got {len(files)} files")
+    path = common.existing_file(files[0])
     report = collect(path, skip_sequence_ids=args.skip_sequence_ids, chunk_size=args.chunk_size)
     if args.json:
         print(json.dumps(report))

@@ -21,6 +21,7 @@
 namespace nb = nanobind;
 using namespace nb::literals;
 
+void bind_htk(nb::module_& m);  // cpp/bindings/htk.cc
 void bind_engine(nb::module_& m);  // cpp/bindings/engine.cc
 void bind_tfrecord(nb::module_& m);  // cpp/bindings/tfrecord.cc
 
@@ -371,6 +372,7 @@ NB_MODULE(_native, m) {
   bind_streaming_parser<double>(m, "CtfParserDouble");
   m.def("block_randomize", &block_randomize, "chunk_sequences"_a, "chunk_samples"_a, "window"_a,
         "sample_based"_a, "seed"_a);
+  bind_htk(m);
   bind_engine(m);
   bind_tfrecord(m);
 }

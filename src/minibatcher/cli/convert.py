@@ -45,9 +45,11 @@ from ..formats.ctf import CTFDeserializer
 from ..formats.tfrecord import ExampleDecoder, TFRecordFile, TFRecordWriter, encode_example
 from ..streams import StreamDefs
 from . import common
+from .convert_htk import add_arguments as add_htk_arguments
+from .convert_htk import looks_like_scp, scp_to_ctf
 from .inspect_records import looks_like_tfrecord
 
-HELP = "convert between data formats (CTF <-> TFRecord)"
+HELP = "convert between data formats (CTF <-> TFRecord, HTK + MLF -> CTF)"
 _EXTENSIONS = {".tfrecord": "tfrecord", ".tfrecords": "tfrecord", ".ctf": "ctf", ".txt": "ctf"}
 
 
@@ -72,6 +74,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                              "the streams found by a survey; required for TFRecord input)")
     parser.add_argument("--compression", choices=["GZIP", "ZLIB"], default=None,
                         help="TFRecord compression (input or output)")
+    add_htk_arguments(parser)
     return parser
 
 
@@ -82,6 +85,8 @@ def detect_kind(path: str) -> str:
         >>> detect_kind("/no/such.ctf")
         'ctf'
     """
+    if looks_like_scp(path):
+        return "scp"
     return "tfrecord" if looks_like_tfrecord(path) else "ctf"
 
 
@@ -173,6 +178,7 @@ def tfrecord_to_ctf(args: argparse.Namespace) -> int:
 CONVERTERS: dict[tuple[str, str], Callable[[argparse.Namespace], int]] = {
     ("ctf", "tfrecord"): ctf_to_tfrecord,
     ("tfrecord", "ctf"): tfrecord_to_ctf,
+    ("scp", "ctf"): scp_to_ctf,
 }
 
 

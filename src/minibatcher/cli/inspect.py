@@ -25,7 +25,7 @@ import numpy as np
 from ..formats.ctf import build_ctf_index
 from ..formats.ctf.deserializer import DEFAULT_CHUNK_SIZE
 from ..formats.mapped_file import MappedFile
-from . import common
+from . import common, inspect_htk
 
 HELP = "show the streams, sequences, chunks and sequence lengths of a CTF file"
 _BAR_WIDTH = 40
@@ -56,6 +56,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help="every line is its own sequence (ignore leading ids)")
     parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, metavar="BYTES",
                         help="chunk size in bytes for the chunk count (default: %(default)s)")
+    parser.add_argument("--base-dir", metavar="DIR", default=None,
+                        help="SCP files: the folder relative archive paths resolve against "
+                             "(default: the SCP file's folder)")
+    parser.add_argument("--labels", metavar="FILE", default=None,
+                        help="MLF files: the state list (label mapping file) to check labels against")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -204,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
     """
     common.check_positive("--chunk-size", args.chunk_size)
     files = [args.file] if isinstance(args.file, str) else list(args.file)
-    if _records_report(files, args):
+    if _records_report(files, args) or inspect_htk.report(files, args):
         return 0
     if len(files) > 1:
         raise common.UsageError(f"FILE: one CTF file at a time, but got {len(files)} files")

@@ -24,7 +24,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import _native
-from ..deserializer import StreamChunk
+from ..deserializer import ContextWindow, StreamChunk
 from ..streams import StreamInformation
 from .layout import CSRMatrix
 
@@ -42,6 +42,9 @@ def gather_sequences(sources: Sequence[StreamChunk], source: np.ndarray, within:
         >>> values[:, 0].tolist(), lengths.tolist()
         ([4.0, 0.0, 2.0], [1, 2])
     """
+    if sources and sources[0].context is not None:  # HTK context windows: expanded here
+        starts, lengths = sample_ranges(sources, source, within)
+        return _gather_context(sources, source, starts, lengths, info.dim, info.dtype), lengths
     offsets = [c.sequence_offsets for c in sources]
     itemsize = info.dtype.itemsize
     if info.is_sparse:
@@ -77,10 +80,55 @@ def _contiguous(sources: Sequence[StreamChunk], starts: np.ndarray, lengths: np.
     return len(sources) == 1 and bool(np.all(starts[1:] == starts[:-1] + lengths[:-1]))
 
 
+def gather_rows(sources: Sequence[StreamChunk], source: np.ndarray, starts: np.ndarray,
+                lengths: np.ndarray) -> np.ndarray:
+    """The stored rows of the sample ranges (no context expansion), in order.
+
+    Example:
+        >>> c = StreamChunk.dense(np.arange(6.).reshape(3, 2), [0, 3], ContextWindow(1, 0))
+        >>> gather_rows([c], np.zeros(1, np.int32), np.array([1]), np.array([2])).tolist()
+        [[2.0, 3.0], [4.0, 5.0]]
+    """
+    values = sources[0].values if sources else np.zeros((0, 1))
+    row_bytes = values.shape[1] * values.dtype.itemsize
+    raw = _native.gather_dense([c.values for c in sources], row_bytes,
+                               np.asarray(source, dtype=np.int32),
+                               np.asarray(starts, dtype=np.int64), np.asarray(lengths, dtype=np.int64))
+    return raw.view(values.dtype).reshape(-1, values.shape[1])
+
+
+def _gather_context(sources: Sequence[StreamChunk], source: np.ndarray, starts: np.ndarray,
+                    lengths: np.ndarray, dim: int, dtype: np.dtype) -> np.ndarray:
+    window = sources[0].context
+    if any(c.context is None or (c.context.left, c.context.right) != (window.left, window.right)
+           for c in sources):
+        raise ValueError("gathered chunks disagree on their context window")
+    values = sources[0].values
+    if values.shape[1] * window.width != dim or values.dtype != np.dtype(dtype):
+        raise ValueError(f"a context chunk of {values.shape[1]} {values.dtype} values per sample "
+                         f"with {window.width} frames cannot give {dim} {np.dtype(dtype)} values")
+    lengths = np.asarray(lengths, dtype=np.int64)
+    out = np.empty((int(lengths.sum()), dim), dtype=dtype)  # the heap reuses blocks; no page faults
+    _native.context_gather([c.values for c in sources], [c.context_bounds() for c in sources],
+                           values.shape[1] * values.dtype.itemsize, np.asarray(source, dtype=np.int32),
+                           np.asarray(starts, dtype=np.int64), lengths, window.left, window.right,
+                           out)
+    return out
+
+
 def gather_dense(sources: Sequence[StreamChunk], source: np.ndarray, starts: np.ndarray,
                  lengths: np.ndarray, dim: int, dtype: np.dtype) -> np.ndarray:
     """``(samples, dim)`` values of the sample ranges ``[starts[i], starts[i] + lengths[i])``
-    of ``sources[source[i]]``, in order; a view when they are one contiguous run."""
+    of ``sources[source[i]]``, in order; a view when they are one contiguous run.
+    Chunks with a :class:`ContextWindow` are expanded with their neighbours.
+
+    Example:
+        >>> c = StreamChunk.dense(np.array([[1.], [2.], [3.]]), [0, 3], ContextWindow(1, 1))
+        >>> gather_dense([c], np.zeros(1, np.int32), np.array([0]), np.array([3]), 3, np.float64).tolist()
+        [[1.0, 1.0, 2.0], [1.0, 2.0, 3.0], [2.0, 3.0, 3.0]]
+    """
+    if sources and sources[0].context is not None:
+        return _gather_context(sources, source, starts, lengths, dim, dtype)
     if len(starts) and _contiguous(sources, starts, lengths):
         lo = int(starts[0])
         return sources[0].values[lo:lo + int(lengths.sum())]

@@ -25,6 +25,7 @@ from .bptt import TruncatedBpttPacker
 from .chunk_cache import ChunkCache
 from .composite import CompositeDeserializer
 from .enumerator import MAX_EPOCH_SIZE, EpochConfig, make_enumerator
+from .frames import FrameView
 from .minibatch import Minibatch
 from .options import (FULL_DATA_SWEEP, INFINITELY_REPEAT, SourceOptions, epoch_size_of)
 from .packers import FramePacker, Reader, SequencePacker, minibatch_counts
@@ -156,6 +157,8 @@ class MinibatchSource:
             trace_level, num_workers, worker_rank, cross_sweep_boundaries, local_timeline,
             num_threads, prefetch_chunks)
         self._deserializer = _as_deserializer(deserializers, self.options.trace_level)
+        if self.options.frame_mode and self._deserializer.splits_into_frames:
+            self._deserializer = FrameView(self._deserializer)  # every frame a sequence
         self._table = self._deserializer.table()
         self._streams = StreamInfos(self._deserializer.streams)
         o = self.options

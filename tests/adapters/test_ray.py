@@ -1,6 +1,8 @@
-"""The Ray Data datasource on a local Ray instance: the same sequences as the local reader."""
+"""The Ray Data datasources on a local Ray instance: the same sequences as the local readers."""
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import pytest
@@ -66,3 +68,24 @@ def test_a_tfrecord_folder_on_ray_gives_the_local_readers_records(local_ray, tmp
     raw = ray.data.read_datasource(TFRecordDatasource(sorted(folder.glob("*.tfrecord*")))).take_all()
     assert {(r["file"], r["index"]): decode_example(r["record"])["name"] for r in raw} == {
         k: v["name"] for k, v in local.items()}
+
+
+def test_htk_features_on_ray_give_the_sources_sequences(local_ray, tmp_path):
+    from minibatcher import MinibatchSource
+    from minibatcher.formats.htk import HTKFeatureDeserializer
+    from minibatcher.formats.htk.htkfile import write_htk
+    from minibatcher.ray import DeserializerDatasource
+
+    rng = np.random.default_rng(1)
+    for name in ("a", "b"):
+        write_htk(tmp_path / f"{name}.htk", rng.random((40, 3)).astype(np.float32))
+    (tmp_path / "list.scp").write_text("".join(f"u{i}.mfc={'ab'[i % 2]}.htk[{i * 5},{i * 5 + 3 + i % 3}]\n"
+                                               for i in range(7)))
+    make = functools.partial(HTKFeatureDeserializer, {"x": StreamDef(
+        scp=str(tmp_path / "list.scp"), shape=3, context=(1, 2))}, base_dir=tmp_path, chunk_frames=8)
+    rows = sorted(ray.data.read_datasource(DeserializerDatasource(make)).take_all(),
+                  key=lambda r: r["index"])
+    source = MinibatchSource(make(), randomize=False, max_sweeps=1)
+    local = [s for mb in source.minibatches(4) for s in mb["x"].sequences]
+    assert len(rows) == len(local) == 7 and rows[0]["x"].shape[1] == 12  # context: 4 x 3 values
+    assert all(np.array_equal(r["x"], want) for r, want in zip(rows, local))

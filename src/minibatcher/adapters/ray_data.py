@@ -32,6 +32,8 @@ import ray.data
 from ray.data.block import BlockAccessor, BlockMetadata
 
 from ..deserializer import ChunkData, Deserializer
+from ..engine.gather import gather_sequences
+from ..engine.layout import CSRMatrix
 from ..streams import StreamInformation
 
 
@@ -44,7 +46,8 @@ def _ragged(parts: list[np.ndarray]) -> np.ndarray:
 
 def chunk_columns(chunk: ChunkData, infos: list[StreamInformation], first: int,
                   keys: np.ndarray) -> dict[str, np.ndarray]:
-    """The columns of one chunk: ``index``, ``key`` and every stream, per sequence.
+    """The columns of one chunk: ``index``, ``key`` and every stream, per sequence,
+    gathered as the engine gathers them (context windows expanded, sparse as CSR).
 
     Example:
         >>> from minibatcher.deserializer import StreamChunk
@@ -57,16 +60,21 @@ def chunk_columns(chunk: ChunkData, infos: list[StreamInformation], first: int,
     n = chunk.num_sequences
     columns: dict[str, np.ndarray] = {"index": np.arange(first, first + n, dtype=np.int64),
                                       "key": np.asarray(keys, dtype=np.uint64)}
+    source, within = np.zeros(n, dtype=np.int32), np.arange(n, dtype=np.int64)
     for info, stream in zip(infos, chunk.streams):
-        slices = [stream.sequence_slice(i) for i in range(n)]
-        if not stream.is_sparse:
-            columns[info.name] = _ragged([np.ascontiguousarray(stream.values[s]) for s in slices])
+        values, lengths = gather_sequences([stream], source, within, info)
+        cuts = np.concatenate([[0], np.cumsum(lengths)]).tolist()
+        if not isinstance(values, CSRMatrix):
+            columns[info.name] = _ragged([np.ascontiguousarray(values[a:b])
+                                          for a, b in zip(cuts[:-1], cuts[1:])])
             continue
-        bounds = [(int(stream.indptr[s.start]), int(stream.indptr[s.stop])) for s in slices]
-        columns[f"{info.name}_indptr"] = _ragged([stream.indptr[s.start:s.stop + 1] - lo
-                                                  for s, (lo, _) in zip(slices, bounds)])
-        columns[f"{info.name}_indices"] = _ragged([stream.indices[lo:hi] for lo, hi in bounds])
-        columns[f"{info.name}_data"] = _ragged([stream.values[lo:hi] for lo, hi in bounds])
+        ptr = values.indptr
+        columns[f"{info.name}_indptr"] = _ragged([ptr[a:b + 1] - ptr[a]
+                                                  for a, b in zip(cuts[:-1], cuts[1:])])
+        columns[f"{info.name}_indices"] = _ragged([values.indices[ptr[a]:ptr[b]]
+                                                   for a, b in zip(cuts[:-1], cuts[1:])])
+        columns[f"{info.name}_data"] = _ragged([values.data[ptr[a]:ptr[b]]
+                                                for a, b in zip(cuts[:-1], cuts[1:])])
     return columns
 
 

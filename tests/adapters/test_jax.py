@@ -64,6 +64,7 @@ def test_two_processes_assemble_the_global_batches(data, tmp_path):
         assert r["resumed"] == expected[3:]
 
 
+@pytest.mark.threads_in_process
 def test_one_process_batches_padding_and_resume(data):
     batches = GlobalBatches(factory(data), 12)
     batches.set_epoch(2)
@@ -88,6 +89,7 @@ def test_one_process_batches_padding_and_resume(data):
     assert [np.asarray(b["x"]).tolist() for b in fresh] == [g["x"].tolist() for g in got[2:]]
 
 
+@pytest.mark.threads_in_process
 def test_sparse_streams_need_densify_and_long_sequences_need_rows(data):
     sparse = GlobalBatches(factory(data, sparse=True), 12)
     with pytest.raises(ConfigError, match="densify_sparse=True"):

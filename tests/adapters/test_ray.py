@@ -9,6 +9,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 pytest.importorskip("ray.data")
+pytestmark = pytest.mark.threads_in_process
 
 from minibatcher import CTFDeserializer, StreamDef  # noqa: E402
 from minibatcher.formats.tfrecord import TFRecordFile, TFRecordWriter, decode_example, encode_example  # noqa: E402,E501
@@ -20,7 +21,7 @@ STREAMS = {"x": StreamDef(shape=2), "y": StreamDef(shape=5, is_sparse=True)}
 
 
 @pytest.fixture(scope="module")
-def local_ray():
+def local_ray():  # the tests using it run last (tests/adapters/conftest.py): Ray starts threads
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     yield
     ray.shutdown()
@@ -30,7 +31,7 @@ def test_ctf_on_ray_gives_the_local_readers_sequences(local_ray, tmp_path):
     path = write_ctf(tmp_path / "d.ctf", sequences=200, seed=9, sparse=True)
     reference = CTFDeserializer(str(path), STREAMS)
     local = reference.load_chunk(0)
-    dataset = read_ctf(path, STREAMS, chunk_size_in_bytes=512).materialize()
+    dataset = read_ctf(path, STREAMS, chunk_size_in_bytes=2048).materialize()
     rows = sorted(dataset.take_all(), key=lambda r: r["index"])
     assert [r["index"] for r in rows] == list(range(200))
     assert [r["key"] for r in rows] == reference.index.keys.astype(np.uint64).tolist()

@@ -152,15 +152,13 @@ def test_refuses_a_state_of_another_layout_or_other_data(data, tmp_path):
         MinibatchDataset(factory(data, sparse=True), SIZE, rank=0, world_size=3).load_state_dict(state)
     other = write_ctf(tmp_path / "other.ctf", sequences=50, seed=1, sparse=True)
     foreign = MinibatchDataset(factory(other, sparse=True), SIZE, rank=0, world_size=2)
-    foreign.load_state_dict(state)
     with pytest.raises(CheckpointError, match="holds other data"):
-        next(iter(foreign))
+        foreign.load_state_dict(state)
     seeded = MinibatchDataset(factory(data, sparse=True, randomization_seed=5), SIZE, rank=0,
                               world_size=2)
     with pytest.raises(CheckpointError, match="randomization_seed=0, but this source has "
                                               "randomization_seed=5"):
         seeded.load_state_dict(state)
-        next(iter(seeded))
 
 
 def test_tensors_dense_sparse_and_padded(data):
@@ -188,3 +186,18 @@ def test_argument_errors(data):
         next(iter(MinibatchDataset(factory(data, chunk=1 << 30), 10**6, rank=0, world_size=3)))
     with pytest.raises(TypeError, match="should return a MinibatchSource"):
         next(iter(MinibatchDataset(lambda: 42, SIZE)))
+
+
+def test_persistent_workers_follow_set_epoch_and_restores(data):
+    dataset = MinibatchDataset(factory(data, sparse=True), SIZE, rank=1, world_size=2)
+    loader = DataLoader(dataset, batch_size=None, num_workers=2, persistent_workers=True)
+    epochs = []
+    for epoch in (0, 1, 2):
+        dataset.set_epoch(epoch)
+        epochs.append([batch_key(b) for b in loader])
+    assert epochs == [rank_stream(data, 1, 2, epoch=e) for e in (0, 1, 2)]
+    dataset.set_epoch(1)
+    state = dataset.state_dict(consumed=5)
+    dataset.set_epoch(2)
+    dataset.load_state_dict(state)
+    assert [batch_key(b) for b in loader] == epochs[1][5:]

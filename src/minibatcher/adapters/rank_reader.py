@@ -62,12 +62,16 @@ class RankReader:
         return make_state(self.epoch, self.origin + consumed, self.layout, fingerprint)
 
     def load(self, state: Mapping[str, Any]) -> None:
-        """The next iteration continues exactly after ``state``'s position."""
-        self.epoch, self.origin, self.anchor = read_state(state, self.layout)
-        self.step = self.origin
+        """The next iteration continues exactly after ``state``'s position (a state
+        of other data or options is refused here, naming the difference)."""
+        epoch, origin, anchor = read_state(state, self.layout)
+        check_source(state.get("source"), self.reader().fingerprint())
         self._pending = state.get("source")
-        if self._reader is not None and self._reader_pid == os.getpid():
-            check_source(self._pending, self._reader.fingerprint())
+        self.position(epoch, origin, anchor)
+
+    def position(self, epoch: int, origin: int, anchor: int) -> None:
+        """Sets where the next iteration starts (no checks: see :meth:`load`)."""
+        self.epoch, self.origin, self.step, self.anchor = epoch, origin, origin, anchor
 
     def __len__(self) -> int:
         plan = self.plan()

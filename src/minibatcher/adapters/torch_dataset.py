@@ -105,6 +105,10 @@ class MinibatchDataset(IterableDataset):
         r, w = distributed_rank(rank, world_size)
         self.padded = bool(padded)
         self._rank_reader = RankReader(make_source, Layout(w, r, size, bool(equal_batches)))
+        # Where the next iteration starts, set in the main process and read by every worker,
+        # persistent ones included: [generation, epoch, origin, anchor] in shared memory.
+        self._control = torch.zeros(4, dtype=torch.int64).share_memory_()
+        self._seen = 0
 
     @property
     def layout(self) -> Layout:
@@ -117,8 +121,10 @@ class MinibatchDataset(IterableDataset):
         return self._rank_reader.epoch
 
     def set_epoch(self, epoch: int) -> None:
-        """Reads epoch (sweep) ``epoch`` from its start in the next iteration."""
+        """Reads epoch (sweep) ``epoch`` from its start in the next iteration (DataLoader
+        workers, persistent ones too, start there at their next iteration)."""
         self._rank_reader.set_epoch(epoch)
+        self._announce()
 
     def state_dict(self, consumed: int | None = None) -> dict[str, Any]:
         """A small JSON-able state: the position after the minibatches delivered.
@@ -134,12 +140,25 @@ class MinibatchDataset(IterableDataset):
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """The next iteration continues exactly after ``state``'s position."""
         self._rank_reader.load(state)
+        self._announce()
+
+    def _announce(self) -> None:
+        """In the main process: publishes the start position to the workers."""
+        if get_worker_info() is not None:
+            return  # a worker restoring its own state (torchdata's StatefulDataLoader)
+        rr, generation = self._rank_reader, int(self._control[0]) + 1
+        self._control[1:] = torch.tensor([rr.epoch, rr.origin, rr.anchor])
+        self._control[0] = self._seen = generation
 
     def __len__(self) -> int:
         """Minibatches this rank gets in the current epoch (builds the reader)."""
         return len(self._rank_reader)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
+        generation = int(self._control[0])
+        if generation != self._seen:  # a persistent worker: the main process moved on
+            self._rank_reader.position(*self._control[1:].tolist())
+            self._seen = generation
         info = get_worker_info()
         workers, worker = (info.num_workers, info.id) if info is not None else (1, 0)
         for minibatch in self._rank_reader.minibatches(workers, worker):

@@ -90,9 +90,15 @@ def test_equal_batches_false_is_cntks_exact_split(data):
 
 
 def test_epochs_are_sweeps_with_their_own_order(data):
-    one, two = (rank_stream(data, 0, 1, epoch=e) for e in (0, 1))
-    assert one != two and sorted(one) != sorted(two) or Counter(one) != Counter(two)
-    assert rank_stream(data, 0, 1, epoch=1, workers=2) == two
+    def samples(epoch, workers=0):
+        dataset = MinibatchDataset(factory(data), SIZE, rank=0, world_size=1)
+        dataset.set_epoch(epoch)
+        return [r for b in DataLoader(dataset, batch_size=None, num_workers=workers)
+                for r in sequence_rows(b)]
+
+    one, two = samples(0), samples(1)
+    assert one != two and sorted(one) == sorted(two)  # the same sweep, randomized with seed + epoch
+    assert samples(1, workers=2) == two
 
 
 @pytest.mark.parametrize("workers", [0, 2])

@@ -4,8 +4,11 @@
 #
 #   tools/fuzz.sh [seconds_per_target]     (default 25)
 #
-# Targets: cpp/fuzz/ctf_fuzz.cc (CTF indexer + parser) and
-# cpp/fuzz/randomizer_fuzz.cc (block randomizer). Both run at the same time,
+# Targets: cpp/fuzz/ctf_fuzz.cc (CTF indexer + parser),
+# cpp/fuzz/randomizer_fuzz.cc (block randomizer), cpp/fuzz/tfrecord_fuzz.cc
+# (TFRecord framing, CRC-32C, tf.train.Example decoding; seeds in
+# cpp/fuzz/corpus_tfrecord/) and cpp/fuzz/htk_fuzz.cc (SCP, MLF, HTK headers,
+# frame reads, context gather; seeds in cpp/fuzz/corpus_htk/). They run at the same time,
 # so the default finishes in well under a minute. Binaries, logs and crash
 # artifacts go to fuzz-build/ (git-ignored); the corpus lives in a temporary
 # folder seeded from cpp/fuzz/corpus/ and the CNTK reader test files shipped in
@@ -40,10 +43,12 @@ flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 # shellcheck disable=SC2206
 flags+=(${FUZZ_CXXFLAGS:-})
 
-targets=(ctf_fuzz randomizer_fuzz)
+targets=(ctf_fuzz randomizer_fuzz tfrecord_fuzz htk_fuzz)
 declare -A sources=(
   [ctf_fuzz]="cpp/fuzz/ctf_fuzz.cc cpp/ctf/indexer.cc cpp/ctf/parser.cc"
   [randomizer_fuzz]="cpp/fuzz/randomizer_fuzz.cc cpp/engine/block_randomizer.cc"
+  [tfrecord_fuzz]="cpp/fuzz/tfrecord_fuzz.cc cpp/tfrecord/crc32c.cc cpp/tfrecord/records.cc cpp/tfrecord/example.cc"
+  [htk_fuzz]="cpp/fuzz/htk_fuzz.cc cpp/htk/scp.cc cpp/htk/mlf.cc cpp/htk/features.cc"
 )
 
 echo "fuzz.sh: building with $("$cxx" --version | head -n 1)"
@@ -68,7 +73,9 @@ done
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/minibatcher-fuzz.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/ctf_fuzz" "$work/randomizer_fuzz"
+mkdir -p "$work/ctf_fuzz" "$work/randomizer_fuzz" "$work/tfrecord_fuzz" "$work/htk_fuzz"
+cp cpp/fuzz/corpus_tfrecord/* "$work/tfrecord_fuzz/"
+cp cpp/fuzz/corpus_htk/* "$work/htk_fuzz/"
 
 # Seed corpus: the hand-written inputs (8-byte option header + file) ...
 cp cpp/fuzz/corpus/* "$work/ctf_fuzz/"

@@ -15,6 +15,7 @@ from .engine.options import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_S
                              INFINITELY_REPEAT)
 from .engine.source import MinibatchSource
 from .formats.ctf import CTFDeserializer
+from .formats.htk import HTKFeatureDeserializer, HTKMLFDeserializer
 from .log import TraceLevel
 from .streams import StreamDef, StreamDefs, StreamInformation
 from .user_deserializer import UserDeserializer
@@ -35,6 +36,8 @@ __all__ = [
     "ErrorBudgetExceeded",
     "FileChangedError",
     "FormatError",
+    "HTKFeatureDeserializer",
+    "HTKMLFDeserializer",
     "MinibatcherError",
     "NotARegularFileError",
     "NotSupportedError",

@@ -25,6 +25,37 @@ from .streams import StreamInformation
 
 
 @dataclass(frozen=True)
+class ContextWindow:
+    """Neighbour samples added when a dense stream is gathered (HTK context windows).
+
+    Gathered sample ``t`` becomes ``[x(t-left), ..., x(t), ..., x(t+right)]``,
+    the indices clamped inside the segment holding ``t`` (its first and last
+    samples repeat). ``bounds`` are the segments' sample offsets; ``None``
+    means the chunk's own sequence boundaries. Chunks keep the base samples
+    only, so memory does not grow with the window.
+
+    Example:
+        >>> ContextWindow(5, 5).width
+        11
+    """
+
+    left: int
+    right: int
+    bounds: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("left", "right"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise FormatError(f"context {name} should be a non-negative int, but got {value!r}")
+
+    @property
+    def width(self) -> int:
+        """Samples per expanded sample: ``1 + left + right``."""
+        return 1 + self.left + self.right
+
+
+@dataclass(frozen=True)
 class StreamChunk:
     """Samples of one stream for every sequence of one chunk.
 
@@ -43,16 +74,28 @@ class StreamChunk:
     values: np.ndarray
     indices: np.ndarray | None = None
     indptr: np.ndarray | None = None
+    context: ContextWindow | None = None
 
     @classmethod
-    def dense(cls, values: np.ndarray, sequence_offsets: Sequence[int]) -> "StreamChunk":
-        """A dense stream chunk.
+    def dense(cls, values: np.ndarray, sequence_offsets: Sequence[int],
+              context: ContextWindow | None = None) -> "StreamChunk":
+        """A dense stream chunk (``context``: neighbours added at gather time).
 
         Example:
             >>> StreamChunk.dense(np.zeros((2, 3)), [0, 1, 2]).num_sequences
             2
         """
-        return cls(np.asarray(sequence_offsets, dtype=np.int64), values)
+        return cls(np.asarray(sequence_offsets, dtype=np.int64), values, context=context)
+
+    def context_bounds(self) -> np.ndarray:
+        """The segments that clamp the context window (the sequences unless given).
+
+        Example:
+            >>> StreamChunk.dense(np.zeros((3, 1)), [0, 2, 3], ContextWindow(1, 1)).context_bounds().tolist()
+            [0, 2, 3]
+        """
+        bounds = self.context.bounds if self.context is not None else None
+        return self.sequence_offsets if bounds is None else np.asarray(bounds, dtype=np.int64)
 
     @classmethod
     def sparse(
@@ -280,3 +323,24 @@ class Deserializer(abc.ABC):
     def keeps_chunks(self) -> bool:
         """True when loaded chunks stay cached for the reader's lifetime."""
         return False
+
+    @property
+    def splits_into_frames(self) -> bool:
+        """True when frame mode reads every sample of a sequence as a sequence
+        of its own (HTK features, MLF labels); False when frame mode needs
+        one-sample sequences (CTF)."""
+        return False
+
+    def describe_sequence(self, sequence: int) -> str:
+        """Names sequence ``sequence`` (an index into :meth:`table`) in messages."""
+        return f"sequence {int(self.table().keys[sequence])} of {self.name}"
+
+    def join(self, primary: "Deserializer", links: np.ndarray) -> np.ndarray | None:
+        """Checks this (secondary) deserializer against the composite's primary.
+
+        ``links[i]`` is this deserializer's sequence for primary sequence ``i``
+        (-1 when its key is absent here). Returns which primary sequences to
+        keep, after reporting and charging every problem, or ``None`` for the
+        default (keep the sequences found; the composite warns about the rest).
+        """
+        return None

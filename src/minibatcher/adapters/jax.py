@@ -19,7 +19,7 @@ def _jax() -> Any:
     try:
         import jax.numpy as jnp
     except ImportError as e:
-        raise ImportError("this needs JAX: pip install jax") from e
+        raise ImportError("this needs JAX: pip install 'minibatcher[jax]'") from e
     return jnp
 
 

@@ -2,15 +2,15 @@
 
 Example (needs torch):
     >>> import numpy as np
-    >>> t = to_tensor(np.ones((2, 3), np.float32))  # doctest: +SKIP
-    >>> tuple(t.shape)  # doctest: +SKIP
+    >>> t = to_tensor(np.ones((2, 3), np.float32))
+    >>> tuple(t.shape)
     (2, 3)
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
@@ -21,7 +21,7 @@ def _torch() -> Any:
     try:
         import torch
     except ImportError as e:
-        raise ImportError("this needs PyTorch: install torch (see https://pytorch.org)") from e
+        raise ImportError("this needs PyTorch: pip install 'minibatcher[torch]'") from e
     return torch
 
 
@@ -39,17 +39,51 @@ def to_tensor(values: np.ndarray | CSRMatrix) -> Any:
     return torch.from_numpy(np.ascontiguousarray(values))
 
 
+def _stream_tensors(data: Any, padded: bool) -> Any:
+    """One stream of a minibatch: ``MinibatchData`` (packed or padded) or a bare array."""
+    if padded:
+        if not hasattr(data, "padded"):
+            raise TypeError(f"padded=True needs MinibatchData streams, but got {type(data).__name__}")
+        tensor, mask = (to_tensor(a) for a in data.padded())
+        return tensor, mask
+    return to_tensor(getattr(data, "values", data))
+
+
+def batch_to_tensors(minibatch: Mapping[str, Any], padded: bool = False) -> dict[str, Any]:
+    """``{stream: tensor}`` (``padded``: ``(data, mask)`` pairs) of one minibatch.
+
+    Example:
+        >>> out = batch_to_tensors({"x": np.zeros((2, 1), np.float32)})
+        >>> list(out), tuple(out["x"].shape)
+        (['x'], (2, 1))
+    """
+    return {name: _stream_tensors(data, padded) for name, data in minibatch.items()}
+
+
+def to_device(batch: Any, device: Any, non_blocking: bool = True) -> Any:
+    """Moves every tensor of a batch (dicts, tuples, lists; dense or sparse) to
+    ``device``; with pinned memory (``DataLoader(pin_memory=True)``) and
+    ``non_blocking=True`` the copies overlap with compute.
+
+    Example:
+        >>> import torch
+        >>> to_device({"x": (torch.zeros(1), torch.ones(1))}, "cpu")["x"][1].tolist()
+        [1.0]
+    """
+    torch = _torch()
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, Mapping):
+        return {k: to_device(v, device, non_blocking) for k, v in batch.items()}
+    if isinstance(batch, (tuple, list)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+
+
 def torch_minibatches(source: Any, minibatch_size: int, device: Any = None,
                       padded: bool = False) -> Iterator[dict[str, Any]]:
     """Yields ``{stream: tensor}`` per minibatch until the epoch ends; ``padded``
     gives ``(data[rows, max_len, dim], mask)`` pairs instead of the packed values."""
     for minibatch in source.minibatches(minibatch_size):
-        out = {}
-        for name, data in minibatch.items():
-            if padded:
-                tensor, mask = (to_tensor(a) for a in data.padded())
-                out[name] = (tensor.to(device), mask.to(device)) if device else (tensor, mask)
-            else:
-                tensor = to_tensor(data.values)
-                out[name] = tensor.to(device) if device else tensor
-        yield out
+        out = batch_to_tensors(minibatch, padded)
+        yield to_device(out, device, non_blocking=False) if device else out

@@ -1,4 +1,4 @@
-"""The ``minibatcher`` command line: ``demo``, ``inspect``, ``validate`` and ``cat``.
+"""The ``minibatcher`` command line: ``demo``, ``inspect``, ``validate``, ``cat`` and ``convert``.
 
 Exit status, the same for every subcommand: 0 on success; 1 when the data has
 errors, cannot be read, or has no sequence at all (an empty, blank or
@@ -25,11 +25,11 @@ import sys
 from typing import Sequence
 
 from ..errors import ConfigError, MinibatcherError
-from . import cat, common, demo, inspect, validate
+from . import cat, common, convert, demo, inspect, validate
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (demo, inspect, validate, cat)
+_COMMANDS = (demo, inspect, validate, cat, convert)
 
 _EPILOG = """\
 exit status: 0 success; 1 the data has errors, could not be read, or has no

@@ -1,4 +1,5 @@
-"""``minibatcher inspect FILE``: what a CTF file holds, without declaring its streams.
+"""``minibatcher inspect FILE``: what a CTF file holds, without declaring its streams
+(TFRecord shards and TFDS folders: see :mod:`.inspect_records`).
 
 A survey (one native pass over the bytes) finds the inputs and their shapes;
 the index gives sequences, rows, chunks and the sequence-length histogram.
@@ -24,7 +25,7 @@ import numpy as np
 from ..formats.ctf import index_file
 from ..formats.ctf.deserializer import DEFAULT_CHUNK_SIZE
 from ..formats.guarded_file import GuardedFile
-from . import common
+from . import common, inspect_htk
 
 HELP = "show the streams, sequences, chunks and sequence lengths of a CTF file"
 _BAR_WIDTH = 40
@@ -41,12 +42,25 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     """
     parser = commands.add_parser(
         "inspect", help=HELP, description=HELP + ". Streams are found by a survey of every "
-        "line: a stream looks sparse when its values have the form index:value.")
-    parser.add_argument("file", metavar="FILE", help="the CTF file")
+        "line: a stream looks sparse when its values have the form index:value. TFRecord "
+        "files and TFDS folders get their own report (records, features, splits).")
+    parser.add_argument("file", metavar="FILE", nargs="+",
+                        help="a CTF file; or TFRecord shards (patterns like 'd/*.tfrecord-*' "
+                             "allowed); or a TFDS dataset folder (with dataset_info.json)")
+    parser.add_argument("--compression", choices=["GZIP", "ZLIB"], default=None,
+                        help="TFRecord files: their compression")
+    parser.add_argument("--verify", action="store_true",
+                        help="TFDS folders: check that every shard exists and holds the number "
+                             "of records shardLengths says")
     parser.add_argument("--skip-sequence-ids", action="store_true",
                         help="every line is its own sequence (ignore leading ids)")
     parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, metavar="BYTES",
                         help="chunk size in bytes for the chunk count (default: %(default)s)")
+    parser.add_argument("--base-dir", metavar="DIR", default=None,
+                        help="SCP files: the folder relative archive paths resolve against "
+                             "(default: the SCP file's folder)")
+    parser.add_argument("--labels", metavar="FILE", default=None,
+                        help="MLF files: the state list (label mapping file) to check labels against")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -164,6 +178,25 @@ def print_report(r: dict[str, Any]) -> None:
     _print_histogram(r["histogram"])
 
 
+def _records_report(files: list[str], args: argparse.Namespace) -> bool:
+    """Prints the TFRecord / TFDS report when ``files`` name such data."""
+    from . import inspect_records as rec
+
+    if len(files) == 1 and rec.is_tfds_dir(files[0]):
+        report: Any = rec.collect_tfds(files[0], getattr(args, "verify", False))
+        print(json.dumps(report)) if args.json else rec.print_tfds(report)
+        return True
+    paths = rec.expand(files)
+    compression = getattr(args, "compression", None)
+    if compression or all(rec.looks_like_tfrecord(p) for p in paths):
+        for p in paths:
+            common.existing_file(p)
+        report = rec.collect_tfrecord(paths, compression)
+        print(json.dumps(report)) if args.json else rec.print_tfrecord(report)
+        return True
+    return False
+
+
 def run(args: argparse.Namespace) -> int:
     """Runs ``inspect``.
 
@@ -175,7 +208,12 @@ def run(args: argparse.Namespace) -> int:
         minibatcher.cli.common.UsageError: FILE should be an existing file, but got FILE='/no/such.ctf' (no such file)
     """
     common.check_positive("--chunk-size", args.chunk_size)
-    path = common.existing_file(args.file)
+    files = [args.file] if isinstance(args.file, str) else list(args.file)
+    if _records_report(files, args) or inspect_htk.report(files, args):
+        return 0
+    if len(files) > 1:
+        raise common.UsageError(f"FILE: one CTF file at a time, but got {len(files)} files")
+    path = common.existing_file(files[0])
     report = collect(path, skip_sequence_ids=args.skip_sequence_ids, chunk_size=args.chunk_size)
     if args.json:
         print(json.dumps(report))

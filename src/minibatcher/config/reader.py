@@ -31,6 +31,7 @@ from ..errors import ConfigError
 from ..formats.ctf import CTFDeserializer
 from ..streams import StreamDef, StreamDefs
 from .brainscript import find_section, load_config, parse_config
+from .htk_reader import composite_htk, is_htk_entry, is_htk_reader, legacy_htk, source_class
 from .nodes import ConfigArray, ConfigNode
 from .paths import ConfigPaths
 
@@ -127,6 +128,8 @@ def _composite_randomization(reader: ConfigNode) -> dict[str, Any]:
 def _legacy(reader: ConfigNode, paths: ConfigPaths,
             max_errors: int | None) -> tuple[list[CTFDeserializer], dict[str, Any]]:
     kind = reader.get_str("readerType", "", inherit=False).lower()
+    if is_htk_reader(kind):
+        return legacy_htk(reader, paths, max_errors)
     if kind != _CTF_READER:
         raise ConfigError(f"{reader.location}: readerType should be 'CNTKTextFormatReader' (or use "
                           f"'deserializers'), but got readerType={kind or None!r}")
@@ -147,6 +150,10 @@ def _composite(reader: ConfigNode, paths: ConfigPaths,
         if not isinstance(entry, ConfigNode):
             raise ConfigError(f"{entries.location}: deserializers should hold blocks, but got {entry!r}")
         kind = entry.get_str("type", "", inherit=False)
+        if is_htk_entry(kind):
+            deserializers += composite_htk(entry, paths, entry.get_str("precision", precision),
+                                           entry.get_int("traceLevel", trace), max_errors)
+            continue
         if kind.lower() != _CTF_DESERIALIZER:
             raise ConfigError(f"{entry.location}: deserializer type should be "
                               f"'CNTKTextFormatDeserializer' (the one supported now), but got {kind!r}")
@@ -175,7 +182,6 @@ def source_from_config(config: str | os.PathLike, section: str | None = None, *,
     every deserializer's ``maxErrors``; ``options`` override ``MinibatchSource``
     options.
     """
-    from ..engine.source import MinibatchSource
 
     root, config_file = _root(config, overrides)
     scope = root if section is None else find_section(root, section)
@@ -185,7 +191,8 @@ def source_from_config(config: str | os.PathLike, section: str | None = None, *,
         deserializers, derived = _composite(reader, paths, max_errors)
     else:
         deserializers, derived = _legacy(reader, paths, max_errors)
-    return MinibatchSource(deserializers, **{**derived, **options})
+    merged = {**derived, **options}
+    return source_class(merged)(deserializers, **merged)
 
 
 __all__ = ["source_from_config", "ConfigArray"]

@@ -29,6 +29,10 @@ from typing import Iterable
 from ..deserializer import ChunkData, Deserializer
 
 
+def _release(future: cf.Future) -> None:
+    """Nothing: the chunk is freed when this task's arguments are, on the release thread."""
+
+
 class ChunkCache:
     """Chunk futures keyed by chunk id."""
 
@@ -37,6 +41,11 @@ class ChunkCache:
         self._pool = cf.ThreadPoolExecutor(max_workers=max(1, threads),
                                            thread_name_prefix="minibatcher-chunks")
         self._futures: dict[int, cf.Future[ChunkData]] = {}
+        self._ready: dict[int, ChunkData] = {}  # results of finished futures (no lock to take)
+        # Dropped chunks are freed on this thread: unmapping a large chunk takes
+        # milliseconds (the native buffers are freed without holding the GIL).
+        self._releaser = cf.ThreadPoolExecutor(max_workers=1,
+                                               thread_name_prefix="minibatcher-release")
 
     def _load(self, chunk_id: int) -> ChunkData:
         try:
@@ -50,9 +59,14 @@ class ChunkCache:
         """Makes exactly ``chunk_ids`` resident or loading (in the given order);
         drops the rest unless the deserializer keeps chunks itself."""
         wanted = list(dict.fromkeys(int(c) for c in chunk_ids))
+        if len(wanted) == len(self._futures) and all(c in self._futures for c in wanted):
+            return  # already exactly these
         keep = set(wanted)
         for chunk_id in [c for c in self._futures if c not in keep]:
-            self._futures.pop(chunk_id).cancel()
+            self._ready.pop(chunk_id, None)
+            future = self._futures.pop(chunk_id)
+            if not future.cancel():  # the last reference goes with the task, on that thread
+                self._releaser.submit(_release, future)
         for chunk_id in wanted:
             if chunk_id not in self._futures:
                 self._futures[chunk_id] = self._pool.submit(self._load, chunk_id)
@@ -64,6 +78,26 @@ class ChunkCache:
             future = self._futures[chunk_id] = self._pool.submit(self._load, chunk_id)
         return future.result()
 
+    def get_many(self, chunk_ids: list[int]) -> list[ChunkData]:
+        """The chunks, in order; every missing one is submitted before any is
+        waited for (so they parse in parallel).
+
+        Example:
+            >>> from minibatcher.engine.chunk_cache import ChunkCache
+            >>> ChunkCache.get_many.__name__
+            'get_many'
+        """
+        ready = self._ready
+        if all(c in ready for c in chunk_ids):
+            return [ready[c] for c in chunk_ids]
+        for chunk_id in chunk_ids:
+            if chunk_id not in self._futures:
+                self._futures[chunk_id] = self._pool.submit(self._load, chunk_id)
+        for chunk_id in chunk_ids:
+            if chunk_id not in ready:
+                ready[chunk_id] = self._futures[chunk_id].result()
+        return [ready[c] for c in chunk_ids]
+
     def loaded(self) -> list[int]:
         """Chunk ids resident or loading."""
         return list(self._futures)
@@ -73,4 +107,6 @@ class ChunkCache:
         for future in self._futures.values():
             future.cancel()
         self._futures.clear()
+        self._ready.clear()
         self._pool.shutdown(wait=True, cancel_futures=True)
+        self._releaser.shutdown(wait=True)

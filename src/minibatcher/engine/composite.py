@@ -26,11 +26,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..deserializer import ChunkData, Deserializer, SequenceTable, StreamChunk
+from ..deserializer import ChunkData, ContextWindow, Deserializer, SequenceTable, StreamChunk
 from ..errors import ConfigError
 from ..log import Tracer
 from ..streams import StreamInformation
-from .gather import gather_dense, gather_sparse, sample_ranges
+from .gather import gather_dense, gather_rows, gather_sparse, sample_ranges
 
 
 def _find(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
@@ -49,6 +49,12 @@ def _picked(sources: Sequence[StreamChunk], source: np.ndarray, within: np.ndarr
     starts, lengths = sample_ranges(sources, source, within)
     offsets = np.zeros(len(within) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
+    window = sources[0].context if sources else None
+    if window is not None:  # keep the base rows; the window applies at gather time
+        if any(c.context is None or c.context.bounds is not None for c in sources):
+            raise ValueError("a composite can only pick whole sequences of context chunks")
+        return StreamChunk.dense(gather_rows(sources, source, starts, lengths), offsets,
+                                 ContextWindow(window.left, window.right))
     if info.is_sparse:
         m = gather_sparse(sources, source, starts, lengths, info.dim, info.dtype)
         return StreamChunk.sparse(m.data, m.indices, m.indptr, offsets)
@@ -68,9 +74,17 @@ class CompositeDeserializer(Deserializer):
         tables = [d.table() for d in self.parts]
         primary = tables[0]
         self._links = [_find(t.keys, primary.keys) for t in tables[1:]]
-        valid = np.all([link >= 0 for link in self._links], axis=0)
+        valid = np.ones(primary.num_sequences, dtype=bool)
+        reported = np.zeros(primary.num_sequences, dtype=bool)
+        for part, link in zip(self.parts[1:], self._links):
+            keep = part.join(self.parts[0], link)
+            if keep is None:
+                valid &= link >= 0
+            else:
+                valid &= keep
+                reported |= ~keep
         self.dropped_sequences = int((~valid).sum())
-        self._report_dropped(primary, valid)
+        self._report_dropped(primary, valid, reported)
         self._build_table(tables, valid)
         self._lock = threading.Lock()
         self._secondary: list[dict[int, ChunkData]] = [{} for _ in self.parts[1:]]
@@ -89,12 +103,14 @@ class CompositeDeserializer(Deserializer):
         self._owner = owners[0] if owners else -1
         return [replace(i, stream_id=n) for n, i in enumerate(infos)]
 
-    def _report_dropped(self, primary: SequenceTable, valid: np.ndarray) -> None:
-        if valid.any() and self.dropped_sequences:
-            missing = primary.keys[~valid][:5].tolist()
+    def _report_dropped(self, primary: SequenceTable, valid: np.ndarray,
+                        reported: np.ndarray) -> None:
+        unreported = ~valid & ~reported
+        if valid.any() and unreported.any():
+            missing = primary.keys[unreported][:5].tolist()
             self._tracer.warning("%s: dropping %d sequence(s) whose key is missing in another "
                                  "deserializer (first keys: %s)", self.name,
-                                 self.dropped_sequences, missing)
+                                 int(unreported.sum()), missing)
         if not valid.any():
             names = ", ".join(d.name for d in self.parts[1:])
             raise ConfigError(
@@ -180,3 +196,10 @@ class CompositeDeserializer(Deserializer):
     @property
     def keeps_chunks(self) -> bool:
         return all(d.keeps_chunks for d in self.parts)
+
+    @property
+    def splits_into_frames(self) -> bool:
+        return all(d.splits_into_frames for d in self.parts)
+
+    def describe_sequence(self, sequence: int) -> str:
+        return self.parts[0].describe_sequence(int(self._kept[sequence]))

@@ -23,17 +23,17 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
 from ..deserializer import SequenceTable
 from ..errors import ConfigError
+from .. import _native
 from .order import Order, SweepPlan
 
 UNLIMITED = 2**64 - 1          # CNTK's SIZE_MAX
 MAX_EPOCH_SIZE = UNLIMITED // 2
-_FIRST_BLOCK, _MAX_BLOCK = 64, 8192
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,8 @@ class Selection:
     Example:
         >>> Selection([3, 1], end_of_sweep=True).end_of_epoch
         False
+        >>> s = Selection(); s.extend(np.array([4, 2])); s.sequences, s.indices().tolist()
+        ([4, 2], [4, 2])
     """
 
     sequences: list[int] = field(default_factory=list)
@@ -87,6 +89,21 @@ class Selection:
     end_of_epoch: bool = False
     global_samples: int = 0
     local_samples: int = 0
+    _parts: list[np.ndarray] = field(default_factory=list, repr=False, compare=False)
+
+    def extend(self, indices: np.ndarray) -> None:
+        """Appends original sequence indices (an int64 array)."""
+        if len(indices):
+            self._parts.append(indices)
+            self.sequences.extend(indices.tolist())
+
+    def indices(self) -> np.ndarray:
+        """:attr:`sequences` as an int64 array (no Python loop)."""
+        if sum(len(p) for p in self._parts) != len(self.sequences):  # built from a list
+            return np.asarray(self.sequences, dtype=np.int64)
+        if len(self._parts) == 1:
+            return self._parts[0]
+        return np.concatenate(self._parts) if self._parts else np.zeros(0, np.int64)
 
 
 class Enumerator(abc.ABC):
@@ -105,6 +122,7 @@ class Enumerator(abc.ABC):
         self.config = EpochConfig(epoch_size=MAX_EPOCH_SIZE)
         self.position = 0
         self._plans: dict[int, SweepPlan] = {}
+        self._cursor = (-1, 0, 0)  # (position, sweep, plan position): cursor() of a walk's end
 
     def plan(self, sweep: int) -> SweepPlan:
         """The (cached) plan of ``sweep``; keeps the two most recent."""
@@ -128,8 +146,20 @@ class Enumerator(abc.ABC):
 
     def cursor(self) -> tuple[int, int]:
         """``(sweep, position in the sweep)`` of the next sequence."""
+        position, sweep, p = self._cursor
+        if position == self.position:
+            return sweep, p
         sweep, offset = divmod(self.position, self.sweep_size)
         return sweep, self.plan(sweep).position_of_sample(offset)
+
+    def _remember(self, sweep: int, stop: int) -> None:
+        """Remembers that ``cursor()`` is ``(sweep, stop)`` after a walk that
+        ended at plan position ``stop`` (saves a search; only where the search
+        would find it: inside the sweep, after a sequence with samples)."""
+        plan = self.plan(sweep)
+        if (0 < stop < plan.num_sequences and plan.lengths[stop - 1] > 0
+                and sweep * self.sweep_size + int(plan.prefix[stop]) == self.position):
+            self._cursor = (self.position, sweep, stop)
 
     @abc.abstractmethod
     def local_mask(self, plan: SweepPlan, sweep: int, start: int, stop: int) -> np.ndarray:
@@ -147,16 +177,27 @@ class Enumerator(abc.ABC):
         """Restores :meth:`get_state` exactly (no rounding)."""
         self.position = int(state["position"])
 
-    def _walk(self, sweep: int, start: int) -> Iterator[tuple[int, int, bool, int]]:
-        """Yields ``(p, length, local, original index)`` from position ``start``,
-        converting growing blocks of the plan (most requests stop early)."""
-        plan, lo, block = self.plan(sweep), start, _FIRST_BLOCK
-        while lo < plan.num_sequences:
-            hi = min(lo + block, plan.num_sequences)
-            yield from zip(range(lo, hi), plan.lengths[lo:hi].tolist(),
-                           self.local_mask(plan, sweep, lo, hi).tolist(),
-                           plan.sequences[lo:hi].tolist())
-            lo, block = hi, min(block * 2, _MAX_BLOCK)
+    @abc.abstractmethod
+    def owner(self, sweep: int) -> tuple[np.ndarray | None, int]:
+        """Which positions of ``sweep`` are this worker's, as the native
+        kernels take it: ``(source_chunk, 0)`` (by chunk) or ``(None, counter_base)``."""
+
+    def _walk(self, sweep: int, start: int, global_budget: int, local_budget: int, to_end: int,
+              at_least_one: bool, stop_when_full: bool) -> tuple[np.ndarray, int, int, int, bool, bool]:
+        """Takes sequences of ``sweep`` from position ``start`` under the
+        budgets (native: ``cpp/engine/select.cc``); returns ``(selected original
+        indices, stop position, global samples, local samples, at_least_one, stopped)``."""
+        plan, c = self.plan(sweep), self.config
+        chunks, base = self.owner(sweep)
+        return _native.engine_walk(plan.lengths, plan.sequences, start, chunks, base,
+                                   c.num_workers, c.worker_rank, _clamp(global_budget),
+                                   _clamp(local_budget), _clamp(to_end), at_least_one,
+                                   stop_when_full)
+
+
+def _clamp(value: int) -> int:
+    """``value`` in int64's range (budgets may be CNTK's SIZE_MAX; taken sums stay below 2**62)."""
+    return max(-2**63, min(int(value), 2**63 - 1))
 
 
 class BlockEnumerator(Enumerator):
@@ -195,6 +236,9 @@ class BlockEnumerator(Enumerator):
                 break
         return result
 
+    def owner(self, sweep: int) -> tuple[np.ndarray | None, int]:
+        return self.plan(sweep).source_chunk, 0
+
     def _describe(self, budget: int, local_budget: int, at_least_one: bool,
                   result: Selection) -> tuple[int, int]:
         size, end, pos = self.sweep_size, self.config.end, self.position
@@ -204,23 +248,13 @@ class BlockEnumerator(Enumerator):
             result.end_of_sweep |= pos >= size and sweep_pos == 0
             return 0, 0
         budget = min(budget, size - sweep_pos)
-        taken_g = taken_l = 0
-        for _, length, local, original in self._walk(sweep, self.cursor()[1]):
-            if not at_least_one and (taken_g + length > budget or
-                                     (local and taken_l + length > local_budget)):
-                break
-            if pos + taken_g >= end:
-                result.end_of_epoch = True
-                result.end_of_sweep |= sweep_pos + taken_g >= size
-                break
-            if local:
-                result.sequences.append(original)
-                taken_l += length
-                at_least_one = False
-            taken_g += length
+        selected, stop, taken_g, taken_l, _, _ = self._walk(
+            sweep, self.cursor()[1], budget, local_budget, end - pos, at_least_one, False)
+        result.extend(selected)
         result.end_of_sweep |= sweep_pos + taken_g >= size
         result.end_of_epoch |= pos + taken_g >= end
         self.position = pos + taken_g
+        self._remember(sweep, stop)
         return taken_g, taken_l
 
 
@@ -277,26 +311,25 @@ class FileEnumerator(Enumerator):
         result.end_of_sweep |= first_sweep != self.position // size
         return result
 
+    def owner(self, sweep: int) -> tuple[np.ndarray | None, int]:
+        n = self.plan(sweep).num_sequences
+        return None, ((sweep - self.counter_sweep) * n) % self.config.num_workers
+
     def _fill(self, global_count: int, local_count: int, result: Selection) -> None:
-        at_least_one, first_sweep = True, self.position // self.sweep_size
+        at_least_one = True
         while result.global_samples < global_count and result.local_samples < local_count:
             sweep, start = self.cursor()
-            for _, length, local, original in self._walk(sweep, start):
-                if result.global_samples >= global_count or result.local_samples >= local_count:
-                    return
-                if not at_least_one and (result.global_samples + length > global_count or
-                                         (local and result.local_samples + length > local_count)):
-                    return
-                if self.position >= self.config.end:
-                    result.end_of_epoch = True
-                    result.end_of_sweep = first_sweep != self.position // self.sweep_size
-                    return
-                if local:
-                    result.sequences.append(original)
-                    result.local_samples += length
-                    at_least_one = False
-                result.global_samples += length
-                self.position += length
+            selected, stop, taken_g, taken_l, at_least_one, stopped = self._walk(
+                sweep, start, global_count - result.global_samples,
+                local_count - result.local_samples, self.config.end - self.position,
+                at_least_one, True)
+            result.extend(selected)
+            result.global_samples += taken_g
+            result.local_samples += taken_l
+            self.position += taken_g
+            self._remember(sweep, stop)
+            if stopped:
+                return
 
 
 def make_enumerator(table: SequenceTable, order: Order, seed: int) -> Enumerator:

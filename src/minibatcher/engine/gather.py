@@ -1,8 +1,10 @@
 """Gathering sequences from loaded chunks into contiguous minibatch arrays.
 
 The copies are native (``cpp/engine/gather.cc``, GIL released): one call per
-stream per minibatch, whatever the number of chunks touched. A minibatch that
-is one contiguous run of one chunk is returned as a view (no copy).
+stream per minibatch, whatever the number of chunks touched
+(:func:`gather_sequences` locates the sequences' samples and copies them in
+the same call). A dense minibatch that is one contiguous run of one chunk is
+returned as a view (no copy).
 
 Example:
     >>> import numpy as np
@@ -22,8 +24,42 @@ from typing import Sequence
 import numpy as np
 
 from .. import _native
-from ..deserializer import StreamChunk
+from ..deserializer import ContextWindow, StreamChunk
+from ..streams import StreamInformation
 from .layout import CSRMatrix
+
+
+def gather_sequences(sources: Sequence[StreamChunk], source: np.ndarray, within: np.ndarray,
+                     info: StreamInformation) -> tuple[np.ndarray | CSRMatrix, np.ndarray]:
+    """``(values, lengths)`` of sequence ``within[i]`` of ``sources[source[i]]``, for every i,
+    in order (``source`` int32, ``within`` int64); dense values are a view when the
+    sequences are one contiguous run of one chunk.
+
+    Example:
+        >>> c = StreamChunk.dense(np.arange(6.).reshape(3, 2), [0, 2, 3])
+        >>> info = StreamInformation("x", 0, 2, False, np.dtype(np.float64))
+        >>> values, lengths = gather_sequences([c], np.zeros(2, np.int32), np.array([1, 0]), info)
+        >>> values[:, 0].tolist(), lengths.tolist()
+        ([4.0, 0.0, 2.0], [1, 2])
+    """
+    if sources and sources[0].context is not None:  # HTK context windows: expanded here
+        starts, lengths = sample_ranges(sources, source, within)
+        return _gather_context(sources, source, starts, lengths, info.dim, info.dtype), lengths
+    offsets = [c.sequence_offsets for c in sources]
+    itemsize = info.dtype.itemsize
+    if info.is_sparse:
+        index_dtype = sources[0].indices.dtype if sources else np.dtype(np.int32)
+        values, indices, indptr, lengths = _native.gather_sequences_csr(
+            [c.values for c in sources], [c.indices for c in sources], [c.indptr for c in sources],
+            offsets, itemsize, index_dtype.itemsize, source, within)
+        matrix = CSRMatrix(values.view(info.dtype), indices.view(index_dtype), indptr,
+                           (len(indptr) - 1, info.dim))
+        return matrix, lengths
+    raw, lengths, first = _native.gather_sequences_dense(
+        [c.values for c in sources], offsets, info.dim * itemsize, source, within)
+    if raw is None:  # one contiguous run of one chunk
+        return sources[0].values[first:first + int(lengths.sum())], lengths
+    return raw.view(info.dtype).reshape(-1, info.dim), lengths
 
 
 def sample_ranges(sources: Sequence[StreamChunk], source: np.ndarray,
@@ -44,10 +80,55 @@ def _contiguous(sources: Sequence[StreamChunk], starts: np.ndarray, lengths: np.
     return len(sources) == 1 and bool(np.all(starts[1:] == starts[:-1] + lengths[:-1]))
 
 
+def gather_rows(sources: Sequence[StreamChunk], source: np.ndarray, starts: np.ndarray,
+                lengths: np.ndarray) -> np.ndarray:
+    """The stored rows of the sample ranges (no context expansion), in order.
+
+    Example:
+        >>> c = StreamChunk.dense(np.arange(6.).reshape(3, 2), [0, 3], ContextWindow(1, 0))
+        >>> gather_rows([c], np.zeros(1, np.int32), np.array([1]), np.array([2])).tolist()
+        [[2.0, 3.0], [4.0, 5.0]]
+    """
+    values = sources[0].values if sources else np.zeros((0, 1))
+    row_bytes = values.shape[1] * values.dtype.itemsize
+    raw = _native.gather_dense([c.values for c in sources], row_bytes,
+                               np.asarray(source, dtype=np.int32),
+                               np.asarray(starts, dtype=np.int64), np.asarray(lengths, dtype=np.int64))
+    return raw.view(values.dtype).reshape(-1, values.shape[1])
+
+
+def _gather_context(sources: Sequence[StreamChunk], source: np.ndarray, starts: np.ndarray,
+                    lengths: np.ndarray, dim: int, dtype: np.dtype) -> np.ndarray:
+    window = sources[0].context
+    if any(c.context is None or (c.context.left, c.context.right) != (window.left, window.right)
+           for c in sources):
+        raise ValueError("gathered chunks disagree on their context window")
+    values = sources[0].values
+    if values.shape[1] * window.width != dim or values.dtype != np.dtype(dtype):
+        raise ValueError(f"a context chunk of {values.shape[1]} {values.dtype} values per sample "
+                         f"with {window.width} frames cannot give {dim} {np.dtype(dtype)} values")
+    lengths = np.asarray(lengths, dtype=np.int64)
+    out = np.empty((int(lengths.sum()), dim), dtype=dtype)  # the heap reuses blocks; no page faults
+    _native.context_gather([c.values for c in sources], [c.context_bounds() for c in sources],
+                           values.shape[1] * values.dtype.itemsize, np.asarray(source, dtype=np.int32),
+                           np.asarray(starts, dtype=np.int64), lengths, window.left, window.right,
+                           out)
+    return out
+
+
 def gather_dense(sources: Sequence[StreamChunk], source: np.ndarray, starts: np.ndarray,
                  lengths: np.ndarray, dim: int, dtype: np.dtype) -> np.ndarray:
     """``(samples, dim)`` values of the sample ranges ``[starts[i], starts[i] + lengths[i])``
-    of ``sources[source[i]]``, in order; a view when they are one contiguous run."""
+    of ``sources[source[i]]``, in order; a view when they are one contiguous run.
+    Chunks with a :class:`ContextWindow` are expanded with their neighbours.
+
+    Example:
+        >>> c = StreamChunk.dense(np.array([[1.], [2.], [3.]]), [0, 3], ContextWindow(1, 1))
+        >>> gather_dense([c], np.zeros(1, np.int32), np.array([0]), np.array([3]), 3, np.float64).tolist()
+        [[1.0, 1.0, 2.0], [1.0, 2.0, 3.0], [2.0, 3.0, 3.0]]
+    """
+    if sources and sources[0].context is not None:
+        return _gather_context(sources, source, starts, lengths, dim, dtype)
     if len(starts) and _contiguous(sources, starts, lengths):
         lo = int(starts[0])
         return sources[0].values[lo:lo + int(lengths.sum())]

@@ -18,6 +18,38 @@ from typing import Sequence
 
 import numpy as np
 
+from .. import _native
+
+_INDEX_CACHE: dict[str, np.ndarray] = {}
+_UNIFORM: dict[tuple[int, int], "SequenceLayout"] = {}
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """``a`` made read-only (layouts are immutable, and may share arrays)."""
+    a.flags.writeable = False
+    return a
+
+
+def _cached(name: str, count: int, make) -> np.ndarray:  # noqa: ANN001
+    """A read-only view of ``count`` entries of a shared, growing index array."""
+    base = _INDEX_CACHE.get(name)
+    if base is None or len(base) < count:
+        base = _INDEX_CACHE[name] = _frozen(make(max(count, 2 * len(base) if base is not None
+                                                     else 1024)))
+    return base[:count]
+
+
+def _arange(count: int) -> np.ndarray:
+    return _cached("arange", count, lambda n: np.arange(n, dtype=np.int64))
+
+
+def _zeros(count: int) -> np.ndarray:
+    return _cached("zeros", count, lambda n: np.zeros(n, dtype=np.int64))
+
+
+def _ones(count: int) -> np.ndarray:
+    return _cached("ones", count, lambda n: np.ones(n, dtype=np.int64))
+
 
 @dataclass(frozen=True)
 class SequenceLayout:
@@ -39,28 +71,35 @@ class SequenceLayout:
     @classmethod
     def first_fit(cls, lengths: Sequence[int]) -> "SequenceLayout":
         """CNTK's ``InitAsPackedSequences``: width = the longest sequence; each
-        sequence, in order, goes to the first row with room, else a new row.
+        sequence, in order, goes to the first row with room, else a new row
+        (native: ``cpp/engine/select.cc``).
 
         Example:
             >>> SequenceLayout.first_fit([2, 2, 4]).rows.tolist()
             [0, 0, 1]
         """
         lengths = np.asarray(lengths, dtype=np.int64)
-        width = int(lengths.max()) if len(lengths) else 0
-        if len(lengths) and bool(np.all(lengths == width)):  # every sequence fills a row
-            return cls.one_per_row(lengths)
-        used: list[int] = []
-        rows, starts = np.zeros(len(lengths), np.int64), np.zeros(len(lengths), np.int64)
-        open_from = 0  # rows before it are full
-        for i, n in enumerate(lengths.tolist()):
-            while open_from < len(used) and used[open_from] == width:
-                open_from += 1
-            row = next((r for r in range(open_from, len(used)) if used[r] + n <= width), len(used))
-            if row == len(used):
-                used.append(0)
-            rows[i], starts[i] = row, used[row]
-            used[row] += n
-        return cls(len(used), width, rows, starts, lengths)
+        num_rows, width, rows, starts = _native.engine_first_fit(lengths)
+        if rows is None:  # every sequence fills a row
+            return cls.uniform(num_rows, width)
+        return cls(num_rows, width, _frozen(rows), _frozen(starts), lengths)
+
+    @classmethod
+    def uniform(cls, count: int, length: int) -> "SequenceLayout":
+        """``count`` sequences of ``length`` samples, one per row (shared, immutable).
+
+        Example:
+            >>> SequenceLayout.uniform(3, 2) is SequenceLayout.uniform(3, 2)
+            True
+        """
+        key = (count, length)
+        layout = _UNIFORM.get(key)
+        if layout is None:
+            if len(_UNIFORM) >= 64:
+                _UNIFORM.clear()
+            lengths = _ones(count) if length == 1 else _frozen(np.full(count, length, np.int64))
+            layout = _UNIFORM[key] = cls(count, length, _arange(count), _zeros(count), lengths)
+        return layout
 
     @classmethod
     def frames(cls, count: int) -> "SequenceLayout":
@@ -70,8 +109,7 @@ class SequenceLayout:
             >>> SequenceLayout.frames(2).width
             1
         """
-        return cls(count, 1 if count else 0, np.arange(count, dtype=np.int64),
-                   np.zeros(count, np.int64), np.ones(count, np.int64))
+        return cls.uniform(count, 1) if count else cls(0, 0, _arange(0), _zeros(0), _ones(0))
 
     @classmethod
     def one_per_row(cls, lengths: Sequence[int]) -> "SequenceLayout":
@@ -83,8 +121,7 @@ class SequenceLayout:
         """
         lengths = np.asarray(lengths, dtype=np.int64)
         width = int(lengths.max()) if len(lengths) else 0
-        return cls(len(lengths), width, np.arange(len(lengths), dtype=np.int64),
-                   np.zeros(len(lengths), np.int64), lengths)
+        return cls(len(lengths), width, _arange(len(lengths)), _zeros(len(lengths)), lengths)
 
     @property
     def offsets(self) -> np.ndarray:
@@ -101,9 +138,12 @@ class SequenceLayout:
             [[0, 1], [2, -1]]
         """
         grid = np.full((self.num_rows, self.width), -1, dtype=np.int64)
-        for row, start, offset, n in zip(self.rows.tolist(), self.starts.tolist(),
-                                         self.offsets[:-1].tolist(), self.lengths.tolist()):
-            grid[row, start:start + n] = np.arange(offset, offset + n)
+        lengths = np.asarray(self.lengths, dtype=np.int64)
+        total = int(lengths.sum())
+        samples = np.arange(total, dtype=np.int64)
+        offsets = self.offsets[:-1]  # sample k of sequence i sits at column starts[i] + k
+        grid[np.repeat(self.rows, lengths), np.repeat(self.starts - offsets, lengths) + samples] = \
+            samples
         return grid
 
     def column_samples(self) -> np.ndarray:

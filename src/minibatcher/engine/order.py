@@ -79,7 +79,7 @@ class SweepPlan:
             >>> SweepPlan.of(np.array([0, 1]), np.array([2, 2]), np.zeros(2, np.int32)).position_of_sample(1)
             1
         """
-        return int(np.searchsorted(self.prefix, offset, side="left"))
+        return int(self.prefix.searchsorted(offset, side="left"))
 
 
 class Order(abc.ABC):

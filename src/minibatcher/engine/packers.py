@@ -22,13 +22,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import _native
 from ..deserializer import ChunkData, SequenceTable, StreamChunk
 from ..errors import FormatError
 from ..log import logger
 from ..streams import StreamInformation
 from .chunk_cache import ChunkCache
 from .enumerator import UNLIMITED, Enumerator, Selection
-from .gather import gather_dense, gather_sparse, sample_ranges
+from .gather import gather_dense, gather_sequences, gather_sparse, sample_ranges
 from .layout import SequenceLayout
 from .minibatch import Minibatch, MinibatchData
 
@@ -55,24 +56,32 @@ class Reader:
     cache: ChunkCache
     enumerator: Enumerator
 
+    def __post_init__(self) -> None:
+        self._chunk_starts = np.ascontiguousarray(self.table.chunk_starts, dtype=np.int64)
+
     def locate(self, sequences: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Chunk ids and indices within them of original sequence indices."""
         seqs = np.asarray(sequences, dtype=np.int64)
         chunks = np.asarray(self.table.chunk_of(seqs), dtype=np.int64)
         return chunks, seqs - self.table.chunk_starts[chunks]
 
-    def picks(self, sequences: Sequence[int]) -> "Picks":
-        """The loaded chunks of these sequences (each chunk once) and where each sequence is."""
-        chunk_ids, within = self.locate(sequences)
-        unique, source = np.unique(chunk_ids, return_inverse=True)
-        chunks = [self.cache.get(int(c)) for c in unique]
-        return Picks(chunks, source.astype(np.int32).reshape(-1), within)
+    def picks(self, sequences: Sequence[int] | np.ndarray) -> "Picks":
+        """The loaded chunks of these sequences (each chunk once) and where each sequence is.
+
+        Every chunk is requested before the first is waited for, so they parse in parallel."""
+        unique, source, within = _native.engine_locate(
+            np.asarray(sequences, dtype=np.int64), self._chunk_starts)
+        return Picks(self.cache.get_many(unique.tolist()), source, within)
 
     def gather(self, k: int, picks: "Picks", starts: np.ndarray, lengths: np.ndarray) -> Any:
         """Values of stream ``k`` for sample ranges of the picked sequences' chunks."""
         info = self.streams[k]
         gather = gather_sparse if info.is_sparse else gather_dense
         return gather(picks.stream(k), picks.source, starts, lengths, info.dim, info.dtype)
+
+    def sequences(self, k: int, picks: "Picks") -> tuple[Any, np.ndarray]:
+        """``(values, lengths)`` of stream ``k`` for the picked whole sequences (one native call)."""
+        return gather_sequences(picks.stream(k), picks.source, picks.within, self.streams[k])
 
 
 @dataclass
@@ -152,19 +161,23 @@ class SequencePacker(Packer):
     def pack(self, selection: Selection) -> Minibatch | None:
         """Gathers every stream of the selected sequences (None when the
         deserializer skipped all of them)."""
-        picks = self.reader.picks(selection.sequences)
-        keys = self.reader.table.keys[np.asarray(selection.sequences, dtype=np.int64)]
+        indices = selection.indices()
+        picks = self.reader.picks(indices)
+        keys = self.reader.table.keys[indices]
         delivered = picks.delivered()
         if delivered is not None:
             if not delivered.any():
                 return None
             picks, keys = picks.subset(delivered), keys[delivered]
         result = Minibatch()
+        layouts: dict[bytes, SequenceLayout] = {}  # streams with equal lengths share one
         for k, info in enumerate(self.reader.streams):
-            starts, lengths = picks.ranges(k)
-            values = self.reader.gather(k, picks, starts, lengths)
+            values, lengths = self.reader.sequences(k, picks)
+            layout = layouts.get(signature := lengths.tobytes())
+            if layout is None:
+                layout = layouts[signature] = self.layout(lengths, info, keys)
             result[info.name] = MinibatchData(info, values, lengths, keys, selection.end_of_sweep,
-                                              self.layout(lengths, info, keys))
+                                              layout)
         return result
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _native
 from ..deserializer import SequenceTable
 from .order import SweepPlan
 
@@ -30,19 +31,27 @@ class ChunkSchedule:
 
     def __init__(self, table: SequenceTable, plan: SweepPlan, local: np.ndarray) -> None:
         positions = np.flatnonzero(local)
-        chunks = np.asarray(table.chunk_of(plan.sequences[positions]), dtype=np.int64)
-        ids, first = np.unique(chunks, return_index=True)
-        _, last_rev = np.unique(chunks[::-1], return_index=True)
-        order = np.argsort(first, kind="stable")
-        self.chunks = ids[order]
-        self.first = positions[first[order]] if len(positions) else first
-        self.last = positions[len(chunks) - 1 - last_rev[order]] if len(positions) else first
+        starts = np.ascontiguousarray(table.chunk_starts, dtype=np.int64)
+        self.chunks, first, last = _native.engine_chunk_uses(
+            np.ascontiguousarray(plan.sequences[positions]), None, 0, 1, 0, starts)
+        self.first, self.last = positions[first], positions[last]
+        # wanted() is constant between these positions (where a chunk starts or stops being used)
+        self._breaks = np.unique(np.concatenate([self.first + 1, self.last + 1]))
+        self._memo: tuple[int, int | None, int | None, list[int]] = (-1, None, None, [])
 
     def wanted(self, position: int, ahead: int) -> list[int]:
         """Chunks in use at ``position`` plus the next ``ahead`` to start."""
+        key, lo, hi, result = self._memo
+        if key == ahead and (lo is None or lo <= position) and (hi is None or position < hi):
+            return list(result)
         active = self.chunks[(self.first < position) & (self.last >= position)]
         upcoming = self.chunks[self.first >= position][:ahead]
-        return active.tolist() + upcoming.tolist()
+        result = active.tolist() + upcoming.tolist()
+        i = int(self._breaks.searchsorted(position, side="right"))
+        lo = int(self._breaks[i - 1]) if i > 0 else None
+        hi = int(self._breaks[i]) if i < len(self._breaks) else None
+        self._memo = (ahead, lo, hi, result)
+        return list(result)
 
     def first_chunks(self, count: int) -> list[int]:
         """The first ``count`` chunks of the sweep (prefetch across a sweep end)."""

@@ -27,9 +27,10 @@ from .bptt import TruncatedBpttPacker
 from .chunk_cache import ChunkCache
 from .composite import CompositeDeserializer
 from .enumerator import MAX_EPOCH_SIZE, EpochConfig, make_enumerator
+from .frames import FrameView
 from .minibatch import Minibatch
 from .options import (FULL_DATA_SWEEP, INFINITELY_REPEAT, SourceOptions, epoch_size_of)
-from .packers import FramePacker, Reader, SequencePacker
+from .packers import FramePacker, Reader, SequencePacker, minibatch_counts
 from .schedule import ChunkSchedule
 from .state import (STATE_VERSION, Fingerprint, check_epoch, check_fields, check_int,
                     check_position, check_slots, digest, require)
@@ -126,6 +127,13 @@ def _check_frames(table: SequenceTable, name: str) -> None:
             "whole sequences")
 
 
+def _check_size(size: Any) -> int:
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        raise ConfigError("minibatch_size_in_samples should be a positive int, but got "
+                          f"minibatch_size_in_samples={size!r}")
+    return size
+
+
 class MinibatchSource:
     """Reads minibatches from one or more deserializers (joined by sequence key).
 
@@ -165,6 +173,8 @@ class MinibatchSource:
             trace_level, num_workers, worker_rank, cross_sweep_boundaries, local_timeline,
             num_threads, prefetch_chunks)
         self._deserializer = _as_deserializer(deserializers, self.options.trace_level)
+        if self.options.frame_mode and self._deserializer.splits_into_frames:
+            self._deserializer = FrameView(self._deserializer)  # every frame a sequence
         self._table = self._deserializer.table()
         if self.options.frame_mode:
             _check_frames(self._table, self._deserializer.name)
@@ -261,10 +271,7 @@ class MinibatchSource:
                        device: Any = None, num_data_partitions: int | None = None,
                        partition_index: int | None = None) -> Minibatch | dict:
         """The next minibatch as ``{stream name: MinibatchData}``; ``{}`` once the epoch ended."""
-        size = minibatch_size_in_samples
-        if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-            raise ConfigError("minibatch_size_in_samples should be a positive int, but got "
-                              f"minibatch_size_in_samples={size!r}")
+        size = _check_size(minibatch_size_in_samples)
         self._set_workers(num_data_partitions, partition_index)
         if not self._started:
             self._start(self._v2_epoch())
@@ -291,18 +298,49 @@ class MinibatchSource:
                 return
             yield minibatch
 
-    def start_epoch(self, epoch: int, epoch_size: int = FULL_DATA_SWEEP) -> None:
+    def start_epoch(self, epoch: int, epoch_size: int = FULL_DATA_SWEEP, *,
+                    num_data_partitions: int | None = None,
+                    partition_index: int | None = None) -> None:
         """Legacy epochs: reading continues at the first sequence starting at or
         after ``epoch * epoch_size`` and stops at ``(epoch + 1) * epoch_size``
-        (``FULL_DATA_SWEEP`` = one sweep)."""
+        (``FULL_DATA_SWEEP`` = one sweep). ``num_data_partitions`` /
+        ``partition_index`` set the distributed split first, as in :meth:`next_minibatch`."""
         size = self.sweep_size if epoch_size in (FULL_DATA_SWEEP, INFINITELY_REPEAT) else epoch_size
         if isinstance(size, bool) or not isinstance(size, int) or not 0 < size <= MAX_EPOCH_SIZE:
             raise ConfigError(f"epoch_size should be a positive int or FULL_DATA_SWEEP, but got "
                               f"epoch_size={epoch_size!r}")
         if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
             raise ConfigError(f"epoch should be a non-negative int, but got epoch={epoch!r}")
+        self._set_workers(num_data_partitions, partition_index)
         self._explicit_epoch = True
         self._start(self._epoch_config(size, epoch))
+
+    def skip_minibatch(self, minibatch_size_in_samples: int, num_data_partitions: int | None = None,
+                       partition_index: int | None = None) -> bool:
+        """Moves past the next minibatch exactly as :meth:`next_minibatch` would,
+        without loading or packing its data (truncated BPTT reads it: its slots
+        need the data); ``False`` once the epoch has ended. Readers that split one
+        stream between processes skip the minibatches of the others with it.
+
+        Example:
+            >>> MinibatchSource.skip_minibatch.__name__
+            'skip_minibatch'
+        """
+        if self.options.truncation_length:
+            return bool(self.next_minibatch(minibatch_size_in_samples, None, None,
+                                            num_data_partitions, partition_index))
+        size = _check_size(minibatch_size_in_samples)
+        self._set_workers(num_data_partitions, partition_index)
+        if not self._started:
+            self._start(self._v2_epoch())
+        while not self._end:
+            cfg = self._enumerator.config
+            selection = self._enumerator.next_sequences(*minibatch_counts(
+                size, cfg.num_workers, cfg.worker_rank, self.options.local_timeline))
+            self._end = selection.end_of_epoch
+            if selection.sequences:
+                return True
+        return False
 
     def get_checkpoint_state(self) -> dict[str, Any]:
         """A small JSON-able dict: the position after the last returned minibatch."""

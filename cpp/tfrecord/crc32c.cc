@@ -1,0 +1,101 @@
+#include "crc32c.h"
+
+#include <array>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <nmmintrin.h>
+#define MB_CRC_X86 1
+#endif
+#if defined(__aarch64__) && defined(__ARM_FEATURE_CRC32)
+#include <arm_acle.h>
+#define MB_CRC_ARM 1
+#endif
+
+namespace mb::tfrecord {
+namespace {
+
+constexpr uint32_t kPoly = 0x82F63B78u;
+
+struct Tables {
+  std::array<std::array<uint32_t, 256>, 8> t{};
+  Tables() {
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c >> 1) ^ ((c & 1u) ? kPoly : 0u);
+      t[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; ++i) {
+      for (size_t s = 1; s < 8; ++s) t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xFFu];
+    }
+  }
+};
+
+const Tables& tables() {
+  static const Tables instance;
+  return instance;
+}
+
+uint64_t load64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;  // little-endian hosts only (every platform we build for)
+}
+
+#ifdef MB_CRC_X86
+__attribute__((target("sse4.2"))) uint32_t crc_sse42(uint32_t crc, const uint8_t* p, size_t n) {
+  uint64_t c = ~crc;
+  for (; n >= 8; n -= 8, p += 8) c = _mm_crc32_u64(c, load64(p));
+  uint32_t c32 = uint32_t(c);
+  for (; n > 0; --n, ++p) c32 = _mm_crc32_u8(c32, *p);
+  return ~c32;
+}
+
+bool detect() { return __builtin_cpu_supports("sse4.2"); }
+#endif
+
+#ifdef MB_CRC_ARM
+uint32_t crc_arm(uint32_t crc, const uint8_t* p, size_t n) {
+  uint32_t c = ~crc;
+  for (; n >= 8; n -= 8, p += 8) c = __crc32cd(c, load64(p));
+  for (; n > 0; --n, ++p) c = __crc32cb(c, *p);
+  return ~c;
+}
+#endif
+
+}  // namespace
+
+uint32_t crc32c_portable(uint32_t crc, const uint8_t* p, size_t n) {
+  const auto& t = tables().t;
+  uint32_t c = ~crc;
+  for (; n >= 8; n -= 8, p += 8) {
+    const uint64_t v = load64(p) ^ c;
+    c = t[7][v & 0xFF] ^ t[6][(v >> 8) & 0xFF] ^ t[5][(v >> 16) & 0xFF] ^
+        t[4][(v >> 24) & 0xFF] ^ t[3][(v >> 32) & 0xFF] ^ t[2][(v >> 40) & 0xFF] ^
+        t[1][(v >> 48) & 0xFF] ^ t[0][v >> 56];
+  }
+  for (; n > 0; --n, ++p) c = (c >> 8) ^ t[0][(c ^ *p) & 0xFF];
+  return ~c;
+}
+
+bool crc32c_hardware() {
+#if defined(MB_CRC_X86)
+  static const bool has = detect();
+  return has;
+#elif defined(MB_CRC_ARM)
+  return true;
+#else
+  return false;
+#endif
+}
+
+uint32_t crc32c_extend(uint32_t crc, const uint8_t* p, size_t n) {
+#if defined(MB_CRC_X86)
+  if (crc32c_hardware()) return crc_sse42(crc, p, n);
+#elif defined(MB_CRC_ARM)
+  return crc_arm(crc, p, n);
+#endif
+  return crc32c_portable(crc, p, n);
+}
+
+}  // namespace mb::tfrecord

@@ -1,0 +1,117 @@
+#include "records.h"
+
+#include <cstring>
+
+#include "crc32c.h"
+
+namespace mb::tfrecord {
+namespace {
+
+uint64_t load_u64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+uint32_t load_u32(const uint8_t* p) {
+  return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
+}
+
+void store_u32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
+}
+
+enum class Step { kRecord, kBad, kStop };
+
+// Examines the frame at `pos`; on kRecord/kBad sets `length`.
+Step next_frame(const uint8_t* buf, size_t size, int64_t pos, bool verify, int64_t* length,
+                Status* status) {
+  const uint64_t avail = uint64_t(size) - uint64_t(pos);
+  if (avail < uint64_t(kHeaderBytes)) {
+    *status = Status::kTruncated;
+    return Step::kStop;
+  }
+  const uint8_t* h = buf + pos;
+  if (load_u32(h + 8) != masked_crc32c(h, 8)) {
+    *status = Status::kHeaderCrc;
+    return Step::kStop;
+  }
+  const uint64_t n = load_u64(h);
+  if (n > avail - uint64_t(kFrameOverhead) || avail < uint64_t(kFrameOverhead)) {
+    *status = Status::kTruncated;
+    return Step::kStop;
+  }
+  *length = int64_t(n);
+  if (verify) {
+    const uint8_t* d = h + kHeaderBytes;
+    if (load_u32(d + n) != masked_crc32c(d, size_t(n))) return Step::kBad;
+  }
+  return Step::kRecord;
+}
+
+// Shared walk: calls on_record(frame, length) for every good record.
+template <typename OnRecord>
+void walk(const uint8_t* buf, size_t size, int64_t pos, const Limits& limits,
+          std::vector<int64_t>* bad, int64_t* next, Status* status, int64_t* status_offset,
+          OnRecord&& on_record) {
+  int64_t records = 0, bytes = 0;
+  *status = Status::kOk;
+  while (pos >= 0 && uint64_t(pos) < size) {
+    if (limits.max_records >= 0 && records >= limits.max_records) break;
+    if (limits.max_bytes >= 0 && records > 0 && bytes >= limits.max_bytes) break;
+    int64_t n = 0;
+    const Step step = next_frame(buf, size, pos, limits.verify_data, &n, status);
+    if (step == Step::kStop) {
+      *status_offset = pos;
+      break;
+    }
+    if (step == Step::kBad) {
+      if (!limits.skip_bad_data) {
+        *status = Status::kDataCrc;
+        *status_offset = pos;
+        break;
+      }
+      bad->push_back(pos);
+    } else {
+      on_record(pos, n);
+      bytes += n;
+    }
+    ++records;
+    pos += n + kFrameOverhead;
+  }
+  *next = pos;
+}
+
+}  // namespace
+
+ScanResult scan(const uint8_t* buf, size_t size, int64_t pos, const Limits& limits) {
+  ScanResult r;
+  walk(buf, size, pos, limits, &r.bad, &r.next, &r.status, &r.status_offset,
+       [&r](int64_t frame, int64_t n) {
+         r.frames.push_back(frame);
+         r.lengths.push_back(n);
+       });
+  return r;
+}
+
+ReadResult read(const uint8_t* buf, size_t size, int64_t pos, const Limits& limits) {
+  ReadResult r;
+  walk(buf, size, pos, limits, &r.bad, &r.next, &r.status, &r.status_offset,
+       [&r, buf](int64_t frame, int64_t n) {
+         const size_t at = r.data.size();
+         r.data.resize(at + size_t(n));
+         if (n > 0) std::memcpy(r.data.data() + at, buf + frame + kHeaderBytes, size_t(n));
+         r.ends.push_back(int64_t(r.data.size()));
+         r.frames.push_back(frame);
+       });
+  return r;
+}
+
+void frame(const uint8_t* data, size_t n, uint8_t* out) {
+  for (int i = 0; i < 8; ++i) out[i] = uint8_t(uint64_t(n) >> (8 * i));
+  store_u32(out + 8, masked_crc32c(out, 8));
+  if (n > 0) std::memcpy(out + kHeaderBytes, data, n);
+  store_u32(out + kHeaderBytes + n, masked_crc32c(data, n));
+}
+
+}  // namespace mb::tfrecord

@@ -1,0 +1,69 @@
+// TFRecord framing: walking the frames of a buffer, building a record index,
+// and copying many records into one flat buffer in a single call.
+//
+// A frame is: uint64 length (little-endian), uint32 masked CRC-32C of those
+// 8 bytes, `length` data bytes, uint32 masked CRC-32C of the data. There is
+// no file header or footer.
+//
+// Every function works on a buffer holding the (uncompressed) stream from
+// offset 0 to `size` and starts at frame offset `pos`. When a frame does not
+// fit in the buffer the result says kTruncated and `next` is that frame's
+// offset: a caller streaming a compressed file appends more bytes and calls
+// again; at the end of the file it is an error.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "../common/buffer.h"
+
+namespace mb::tfrecord {
+
+constexpr int64_t kHeaderBytes = 12;  // length + its CRC
+constexpr int64_t kFrameOverhead = 16;
+
+enum class Status : int {
+  kOk = 0,          // stopped at the end of the buffer or at a requested limit
+  kTruncated = 1,   // the frame at `next` does not fit in the buffer
+  kHeaderCrc = 2,   // the length's CRC does not match (the length cannot be trusted)
+  kDataCrc = 3,     // the data's CRC does not match (the frame is at `status_offset`)
+};
+
+struct Limits {
+  int64_t max_records = -1;  // frames walked, skipped ones included (< 0: no limit)
+  int64_t max_bytes = -1;    // data bytes per call (< 0: no limit); at least one record is taken
+  bool verify_data = true;   // check the data CRC of every record
+  bool skip_bad_data = false;  // a data CRC mismatch skips the record (listed in `bad`)
+};
+
+struct ScanResult {
+  Buffer<int64_t> frames;   // frame offsets of the records found
+  Buffer<int64_t> lengths;  // their data lengths
+  std::vector<int64_t> bad;  // frame offsets of skipped records (data CRC)
+  int64_t next = 0;          // offset of the first frame not consumed
+  Status status = Status::kOk;
+  int64_t status_offset = -1;  // the frame the status refers to
+};
+
+// Walks the frames from `pos`, checking every length CRC (and the data CRC
+// when limits.verify_data), without copying data.
+ScanResult scan(const uint8_t* buf, size_t size, int64_t pos, const Limits& limits);
+
+struct ReadResult {
+  Buffer<uint8_t> data;   // the records' bytes, back to back
+  Buffer<int64_t> ends;   // end offset of record i in `data`
+  Buffer<int64_t> frames; // frame offset of record i in the stream
+  std::vector<int64_t> bad;
+  int64_t next = 0;
+  Status status = Status::kOk;
+  int64_t status_offset = -1;
+};
+
+// Like scan(), and copies the data of every record into one flat buffer.
+ReadResult read(const uint8_t* buf, size_t size, int64_t pos, const Limits& limits);
+
+// Writes the frame of `n` data bytes into `out` (n + 16 bytes).
+void frame(const uint8_t* data, size_t n, uint8_t* out);
+
+}  // namespace mb::tfrecord

@@ -1,0 +1,169 @@
+"""``MinibatchDataset``: a PyTorch ``IterableDataset`` of whole minibatches.
+
+Use it with ``DataLoader(dataset, batch_size=None)``. Each rank
+(``torch.distributed``) reads its share of every epoch; DataLoader workers
+split that share round robin without changing it; with ``equal_batches``
+(the default) every rank gets the same number of minibatches per epoch
+(docs/design/equal-work.md). ``state_dict()`` / ``load_state_dict()`` follow
+torchdata's ``StatefulDataLoader`` convention and restore exactly.
+
+Example:
+    >>> import tempfile, pathlib, functools
+    >>> from torch.utils.data import DataLoader
+    >>> from minibatcher import CTFDeserializer, MinibatchSource, StreamDef
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.ctf"
+    >>> _ = p.write_text("".join(f"|x {i}\\n" for i in range(5)))
+    >>> make = functools.partial(lambda path: MinibatchSource(
+    ...     CTFDeserializer(path, {"x": StreamDef()}), randomize=False), str(p))
+    >>> dataset = MinibatchDataset(make, 2, equal_batches=False)
+    >>> [b["x"].ravel().tolist() for b in DataLoader(dataset, batch_size=None)]
+    [[0.0, 1.0], [2.0, 3.0], [4.0]]
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterator, Mapping
+
+import torch
+from torch.utils.data import IterableDataset, get_worker_info
+
+from ..errors import ConfigError
+from ..log import logger
+from .position import Layout
+from .rank_reader import RankReader
+from .torch import batch_to_tensors
+
+__all__ = ["MinibatchDataset", "distributed_rank"]
+
+
+def distributed_rank(rank: int | None = None, world_size: int | None = None) -> tuple[int, int]:
+    """``(rank, world_size)``: the given ones, else the default process group's,
+    else ``(0, 1)`` (with a warning when ``WORLD_SIZE`` says otherwise).
+
+    Example:
+        >>> distributed_rank(1, 4)
+        (1, 4)
+    """
+    if rank is not None or world_size is not None:
+        if rank is None or world_size is None:
+            raise ConfigError(f"rank and world_size should be given together, but got rank={rank!r} "
+                              f"and world_size={world_size!r}")
+        _check_split(rank, world_size)
+        return rank, world_size
+    dist = torch.distributed
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    if int(os.environ.get("WORLD_SIZE", "1") or 1) > 1:
+        logger.warning("WORLD_SIZE=%s is set but no torch.distributed process group is initialized: "
+                       "reading as a single rank; create the dataset after init_process_group() or "
+                       "pass rank= and world_size=", os.environ["WORLD_SIZE"])
+    return 0, 1
+
+
+def _check_split(rank: Any, world_size: Any) -> None:
+    if isinstance(world_size, bool) or not isinstance(world_size, int) or world_size < 1:
+        raise ConfigError(f"world_size should be a positive int, but got world_size={world_size!r}")
+    if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < world_size:
+        raise ConfigError(f"rank should be in [0, world_size={world_size}), but got rank={rank!r}")
+
+
+class MinibatchDataset(IterableDataset):
+    """Minibatches of a reader as ``{stream: torch.Tensor}``, one epoch per iteration.
+
+    Args:
+        make_source: a picklable zero-argument callable returning a
+            ``MinibatchSource`` (or a ``PartitionedReader``); called once in
+            every process that reads (the main process or each DataLoader worker).
+        minibatch_size_in_samples: the *global* minibatch size, as in CNTK's
+            distributed reading: each of ``W`` ranks gets ``size // W`` samples
+            per minibatch (one more for ranks below ``size % W``).
+        equal_batches: every rank gets the same number of minibatches per epoch
+            (the policy of docs/design/equal-work.md); ``False`` reads CNTK's exact split.
+        padded: streams as ``(data[sequences, max_len, dim], mask)`` pairs
+            instead of packed ``(samples, dim)`` values (sparse: CSR tensors).
+        rank, world_size: override the ``torch.distributed`` process group.
+
+    An epoch is one sweep of the data, randomized with ``randomization_seed +
+    epoch``; call :meth:`set_epoch` before each epoch (as with
+    ``DistributedSampler``). DataLoader workers each build their own reader.
+
+    Example:
+        >>> MinibatchDataset(print, 0)
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.ConfigError: minibatch_size_in_samples should be a positive int, but got minibatch_size_in_samples=0
+    """
+
+    def __init__(self, make_source: Callable[[], Any], minibatch_size_in_samples: int, *,
+                 equal_batches: bool = True, padded: bool = False, rank: int | None = None,
+                 world_size: int | None = None) -> None:
+        size = minibatch_size_in_samples
+        if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+            raise ConfigError("minibatch_size_in_samples should be a positive int, but got "
+                              f"minibatch_size_in_samples={size!r}")
+        r, w = distributed_rank(rank, world_size)
+        self.padded = bool(padded)
+        self._rank_reader = RankReader(make_source, Layout(w, r, size, bool(equal_batches)))
+        # Where the next iteration starts, set in the main process and read by every worker,
+        # persistent ones included: [generation, epoch, origin, anchor] in shared memory.
+        self._control = torch.zeros(4, dtype=torch.int64).share_memory_()
+        self._seen = 0
+
+    @property
+    def layout(self) -> Layout:
+        """World size, rank, minibatch size and ``equal_batches``."""
+        return self._rank_reader.layout
+
+    @property
+    def epoch(self) -> int:
+        """The epoch the next iteration reads."""
+        return self._rank_reader.epoch
+
+    def set_epoch(self, epoch: int) -> None:
+        """Reads epoch (sweep) ``epoch`` from its start in the next iteration (DataLoader
+        workers, persistent ones too, start there at their next iteration)."""
+        self._rank_reader.set_epoch(epoch)
+        self._announce()
+
+    def state_dict(self, consumed: int | None = None) -> dict[str, Any]:
+        """A small JSON-able state: the position after the minibatches delivered.
+
+        Without ``consumed``: this process's position (exact in the process
+        that iterates: the main one with ``num_workers=0``, or a DataLoader
+        worker, which is where torchdata's ``StatefulDataLoader`` asks). With
+        a plain ``DataLoader`` and workers, the main process passes the number
+        of minibatches it consumed since the iteration began.
+        """
+        return self._rank_reader.state(consumed)
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """The next iteration continues exactly after ``state``'s position."""
+        self._rank_reader.load(state)
+        self._announce()
+
+    def _announce(self) -> None:
+        """In the main process: publishes the start position to the workers."""
+        if get_worker_info() is not None:
+            return  # a worker restoring its own state (torchdata's StatefulDataLoader)
+        rr, generation = self._rank_reader, int(self._control[0]) + 1
+        self._control[1:] = torch.tensor([rr.epoch, rr.origin, rr.anchor])
+        self._control[0] = self._seen = generation
+
+    def __len__(self) -> int:
+        """Minibatches this rank gets in the current epoch (builds the reader)."""
+        return len(self._rank_reader)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        generation = int(self._control[0])
+        if generation != self._seen:  # a persistent worker: the main process moved on
+            self._rank_reader.position(*self._control[1:].tolist())
+            self._seen = generation
+        info = get_worker_info()
+        workers, worker = (info.num_workers, info.id) if info is not None else (1, 0)
+        for minibatch in self._rank_reader.minibatches(workers, worker):
+            yield batch_to_tensors(minibatch, self.padded)
+
+    def close(self) -> None:
+        """Closes this process's reader."""
+        self._rank_reader.close()

@@ -1,0 +1,95 @@
+"""Frame mode over sequences: every sample becomes a one-sample sequence.
+
+CNTK's HTK and MLF deserializers expose each frame of an utterance as a
+sequence of its own in frame mode, inside the same chunks (so the block
+randomizer shuffles frames within its windows). :class:`FrameView` does this
+for any deserializer that :attr:`~minibatcher.deserializer.Deserializer.splits_into_frames`:
+the table repeats each key once per frame, chunks are the inner chunks with
+per-sample offsets, and context windows keep clamping at the utterance edges.
+
+Example:
+    >>> import numpy as np
+    >>> from minibatcher.deserializer import ChunkData, SequenceTable, StreamChunk, Deserializer
+    >>> class Two(Deserializer):
+    ...     name, streams = "two", []
+    ...     def table(self):
+    ...         return SequenceTable(np.array([7, 9], np.uint64), np.array([2, 1]), np.array([0, 2]))
+    ...     def load_chunk(self, c):
+    ...         return ChunkData((StreamChunk.dense(np.arange(3.).reshape(3, 1), [0, 2, 3]),))
+    ...     def fingerprint(self):
+    ...         return {}
+    >>> view = FrameView(Two())
+    >>> view.table().keys.tolist(), view.load_chunk(0).streams[0].sequence_offsets.tolist()
+    ([7, 7, 9], [0, 1, 2, 3])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..deserializer import ChunkData, ContextWindow, Deserializer, SequenceTable, StreamChunk
+from ..errors import FormatError
+from ..streams import StreamInformation
+
+
+class FrameView(Deserializer):
+    """``inner`` with every sample read as a one-sample sequence."""
+
+    def __init__(self, inner: Deserializer) -> None:
+        self.inner = inner
+        table = inner.table()
+        lengths = np.asarray(table.lengths)
+        if len(lengths) and lengths.min() < 0:
+            raise FormatError(f"{inner.name}: negative sequence lengths cannot be split into frames")
+        self._first_frame = np.zeros(table.num_sequences + 1, dtype=np.int64)
+        np.cumsum(lengths, out=self._first_frame[1:])
+        starts = self._first_frame[table.chunk_starts]
+        self._table = SequenceTable(np.repeat(table.keys, lengths),
+                                    np.ones(int(self._first_frame[-1]), dtype=lengths.dtype), starts)
+        self._chunk_frames = table.chunk_samples()
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def streams(self) -> list[StreamInformation]:
+        return self.inner.streams
+
+    @property
+    def keeps_chunks(self) -> bool:
+        return self.inner.keeps_chunks
+
+    def table(self) -> SequenceTable:
+        return self._table
+
+    def fingerprint(self) -> dict[str, Any]:
+        return {"frames": self.inner.fingerprint()}
+
+    def describe_sequence(self, sequence: int) -> str:
+        utterance = int(np.searchsorted(self._first_frame, sequence, side="right")) - 1
+        frame = sequence - int(self._first_frame[utterance])
+        return f"frame {frame} of {self.inner.describe_sequence(utterance)}"
+
+    def load_chunk(self, chunk_id: int) -> ChunkData:
+        data = self.inner.load_chunk(chunk_id)
+        frames = int(self._chunk_frames[chunk_id])
+        streams = []
+        for k, stream in enumerate(data.streams):
+            if stream.num_samples != frames:
+                raise FormatError(
+                    f"{self.name}: frame mode needs every stream to have the sequence's length, "
+                    f"but chunk {chunk_id} has {stream.num_samples} samples in stream {k} for "
+                    f"{frames} frames")
+            streams.append(self._split(stream))
+        return ChunkData(tuple(streams))
+
+    @staticmethod
+    def _split(stream: StreamChunk) -> StreamChunk:
+        offsets = np.arange(stream.num_samples + 1, dtype=np.int64)
+        context = stream.context
+        if context is not None:
+            context = ContextWindow(context.left, context.right, stream.context_bounds())
+        return StreamChunk(offsets, stream.values, stream.indices, stream.indptr, context)

@@ -1,0 +1,319 @@
+"""``HTKFeatureDeserializer``: HTK feature files listed in SCP files (``cntk.io``'s).
+
+Example:
+    >>> import tempfile, pathlib
+    >>> from minibatcher import StreamDef
+    >>> from minibatcher.formats.htk.htkfile import write_htk
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> write_htk(d / "a.htk", np.arange(10, dtype=np.float32).reshape(5, 2))
+    >>> _ = (d / "a.scp").write_text("u1.mfc=a.htk[0,2]\\nu2.mfc=a.htk[3,4]\\n")
+    >>> f = HTKFeatureDeserializer({"x": StreamDef(scp=str(d / "a.scp"), shape=2, context=(1, 1))},
+    ...                            base_dir=d)
+    >>> f.table().lengths.tolist(), f.streams[0].dim, f.describe_sequence(1).endswith("a.scp:2)")
+    ([3, 2], 6, True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from ...deserializer import ChunkData, ContextWindow, Deserializer, SequenceTable, StreamChunk
+from ...errors import ConfigError, FileChangedError, FormatError
+from ...streams import StreamDef, StreamInformation, as_stream_defs
+from .archives import Archives
+from .backend import IMPLEMENTATIONS, backend
+from .chunking import DEFAULT_CHUNK_FRAMES, check_join, chunk_starts_by_frames
+from .diagnostics import Diagnostics, HTKStats
+from .htkfile import describe_header_issue, kind_name
+from .scp import ScpRows, load_scp
+
+_PRECISIONS = {"float": np.float32, "float32": np.float32, "double": np.float64,
+               "float64": np.float64}
+_COMPRESSED_OR_CRC = 0o2000 | 0o10000
+
+
+def precision_of(precision: Any) -> type:
+    """``np.float32`` or ``np.float64`` for ``"float"``/``"double"`` (or a dtype).
+
+    Example:
+        >>> precision_of("double").__name__
+        'float64'
+    """
+    if isinstance(precision, str) and precision.lower() in _PRECISIONS:
+        return _PRECISIONS[precision.lower()]
+    try:
+        dtype = np.dtype(precision) if not isinstance(precision, str) else None
+    except TypeError:
+        dtype = None
+    if dtype in (np.float32, np.float64):
+        return dtype.type
+    raise ConfigError(f"precision should be 'float' or 'double', but got precision={precision!r}")
+
+
+def single_stream(streams: Mapping[str, StreamDef], field: str, who: str) -> tuple[str, StreamDef]:
+    """The one stream of an HTK/MLF deserializer, which must set ``field``."""
+    defs = as_stream_defs(streams)
+    if len(defs) != 1:
+        raise ConfigError(f"{who} reads one stream per deserializer, but got {len(defs)} streams "
+                          f"({', '.join(defs)}); create one {who} per stream and pass them all "
+                          "to MinibatchSource")
+    name, sd = next(iter(defs.items()))
+    if not getattr(sd, field, None):
+        raise ConfigError(f"{who} stream {name!r} should set StreamDef({field}=...), but got "
+                          f"{field}={getattr(sd, field, None)!r}")
+    return name, sd
+
+
+class HTKFeatureDeserializer(Deserializer):
+    """Reads the utterances of SCP files from HTK feature files (CNTK's ``HTKFeatureDeserializer``).
+
+    Args:
+        streams: one stream, ``StreamDef(scp=..., shape=dim, context=(left, right))``.
+            Without ``context``, ``shape`` may be the expanded size
+            (``dim = file dim x (2k + 1)``, CNTK's rule, e.g. 363 = 33 x 11).
+        max_errors: bad lines, files and utterances skipped (and counted)
+            before reading fails.
+        trace_level: 0 errors only, 1 warnings, 2 information.
+        precision: ``"float"`` or ``"double"``.
+        base_dir: relative archive paths resolve against it (default: the
+            working directory, as CNTK).
+        prefix_path: CNTK's ``prefixPathInSCP``.
+        verify_crc: check the checksum of ``_K`` files (DECISIONS 13).
+        chunk_frames: a chunk closes once it holds more than this many frames.
+        keep_data_in_memory: keep every loaded chunk.
+        impl: ``"native"`` or ``"python"`` (the reference).
+        on_error: called with the message of every error charged.
+    """
+
+    def __init__(self, streams: Mapping[str, StreamDef], *, max_errors: int = 0,
+                 trace_level: int = 1, precision: str = "float",
+                 base_dir: str | os.PathLike | None = None, prefix_path: str | None = None,
+                 verify_crc: bool = True, chunk_frames: int = DEFAULT_CHUNK_FRAMES,
+                 keep_data_in_memory: bool = False, impl: str = "native",
+                 on_error: Callable[[str], object] | None = None) -> None:
+        self._name, self._sd = single_stream(streams, "scp", "HTKFeatureDeserializer")
+        if impl not in IMPLEMENTATIONS:
+            backend(impl)
+        self._impl, self._dtype = impl, precision_of(precision)
+        self._keep, self._kept, self._lock = bool(keep_data_in_memory), {}, threading.Lock()
+        self._scp = [os.fspath(p) for p in self._sd.scp]
+        self._diag = Diagnostics(self._scp[0], max_errors, trace_level, on_error)
+        rows = load_scp(self._scp, self._diag, prefix=prefix_path, base_dir=base_dir, impl=impl)
+        self._archives = Archives(rows.paths, bool(verify_crc), impl)
+        self._rows, self._first, self._count = self._usable(rows)
+        self._dim, self._left, self._right = self._window()
+        self._chunk_starts = chunk_starts_by_frames(self._count, chunk_frames)
+        self._chunk_frames = int(chunk_frames)
+
+    # -- indexing -------------------------------------------------------------------------------
+
+    def _usable(self, rows: ScpRows) -> tuple[ScpRows, np.ndarray, np.ndarray]:
+        ok = self._file_checks(rows)
+        first, count = np.zeros(len(rows.keys), np.int64), np.zeros(len(rows.keys), np.int64)
+        a = self._archives
+        for i in np.flatnonzero(ok).tolist():
+            f = int(rows.path_index[i])
+            samples, available = a.header(f, "samples"), a.header(f, "available")
+            lo, hi = (0, samples - 1) if rows.starts[i] < 0 else (int(rows.starts[i]), int(rows.ends[i]))
+            if hi >= samples:
+                whole = rows.starts[i] < 0
+                self._diag.charge(("range", rows.where(i)), (
+                    f"{rows.where(i)}: the archive {str(a.paths[f])!r} has no frames" if whole else
+                    f"{rows.where(i)}: frames [{lo},{hi}] end past the end of archive "
+                    f"{str(a.paths[f])!r}, which has {samples} frames (0..{samples - 1})")
+                    + f"\n    {rows.line(i)}", skipped=1)
+                ok[i] = False
+            elif hi >= available:
+                ok[i] = False  # in the missing part of a truncated file (charged once per file)
+            first[i], count[i] = lo, hi - lo + 1
+        if not ok.any():
+            raise FormatError(f"{', '.join(self._scp)}: no utterance to read: every line was "
+                              f"skipped ({self._diag.stats.skipped_utterances} skipped, "
+                              f"{self._diag.stats.blank_lines} blank lines)")
+        return rows.select(ok), first[ok], count[ok]
+
+    def _file_checks(self, rows: ScpRows) -> np.ndarray:
+        """False for the rows of files that are missing, unreadable or inconsistent."""
+        a, h = self._archives, self._archives.headers
+        users = np.bincount(rows.path_index, minlength=len(a.paths))
+        first_row = {int(f): i for i, f in reversed(list(enumerate(rows.path_index.tolist())))}
+        bad = np.zeros(len(a.paths), dtype=bool)
+        self._reference: tuple | None = None
+        for f in range(len(a.paths)):
+            if f not in first_row:
+                continue
+            where = rows.where(first_row[f])
+            problem = a.errors[f]
+            if problem is None:
+                j = int(a.header_of[f])
+                issue = int(h["issue"][j])
+                if issue and issue != 6:
+                    problem = f"archive {str(a.paths[f])!r}: {describe_header_issue(h, j)}"
+                elif issue == 6:
+                    beyond = self._beyond(rows, f, int(h["available"][j]))
+                    self._diag.charge(("file", str(a.paths[f])),
+                                      f"{where}: archive {str(a.paths[f])!r}: "
+                                      f"{describe_header_issue(h, j)}; {beyond} utterance(s) "
+                                      "reaching past its end are skipped", skipped=beyond)
+                if problem is None:
+                    problem = self._consistency(f, j, where)
+            if problem is not None:
+                bad[f] = True
+                self._diag.charge(("file", str(a.paths[f])),
+                                  f"{where}: {problem} ({int(users[f])} utterance(s) skipped)",
+                                  skipped=int(users[f]))
+        return ~bad[rows.path_index]
+
+    @staticmethod
+    def _beyond(rows: ScpRows, f: int, available: int) -> int:
+        mine = rows.path_index == f
+        return int((mine & ((rows.starts < 0) | (rows.ends >= available))).sum())
+
+    def _consistency(self, f: int, j: int, where: str) -> str | None:
+        h = self._archives.headers
+        kind = int(h["kind"][j]) & ~_COMPRESSED_OR_CRC
+        guid = h["guid"][j] if kind == 12 else b""
+        this = (kind, guid, int(h["dim"][j]), int(h["period"][j]))
+        if self._reference is None:
+            self._reference, self._reference_file = this, f
+            return None
+        if this == self._reference:
+            return None
+        ref = self._reference
+        return (f"archive {str(self._archives.paths[f])!r} holds {kind_name(this[0])} frames of "
+                f"{this[2]} values every {this[3]} x 100 ns, but "
+                f"{str(self._archives.paths[self._reference_file])!r} holds {kind_name(ref[0])} "
+                f"frames of {ref[2]} values every {ref[3]} x 100 ns; expected one kind, dim and "
+                "period for all files")
+
+    def _window(self) -> tuple[int, int, int]:
+        file_dim = self._reference[2]
+        context = getattr(self._sd, "context", None)
+        shape = getattr(self._sd, "shape", None)
+        dim = None if shape is None else self._sd.dim
+        if context is not None and tuple(context) != (0, 0):
+            left, right = (int(v) for v in context)
+            if dim is not None and dim != file_dim:
+                raise ConfigError(
+                    f"stream {self._name!r}: shape={dim} but the archives hold {file_dim} values "
+                    f"per frame; with context={tuple(context)}, shape is the file's dimension "
+                    f"(the stream delivers {file_dim} x {1 + left + right} values)")
+            return file_dim * (1 + left + right), left, right
+        if dim is None or dim == file_dim:
+            return file_dim, 0, 0
+        frames, rest = divmod(dim, file_dim)
+        if rest or frames % 2 == 0:
+            raise ConfigError(
+                f"stream {self._name!r}: shape={dim} does not fit archives of {file_dim} values "
+                f"per frame; expected the file dimension ({file_dim}) or {file_dim} x an odd "
+                f"number of frames (e.g. {file_dim * 11} for 5 frames each side), or "
+                "context=(left, right) with shape the file dimension")
+        return dim, frames // 2, frames // 2
+
+    # -- Deserializer ---------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self._scp[0])
+
+    @property
+    def streams(self) -> list[StreamInformation]:
+        return [StreamInformation(self._name, 0, self._dim, False, np.dtype(self._dtype),
+                                  bool(self._sd.defines_mb_size))]
+
+    @property
+    def stats(self) -> HTKStats:
+        """What was skipped and why (counts)."""
+        return self._diag.stats
+
+    @property
+    def context(self) -> tuple[int, int]:
+        """``(left, right)`` frames of context added to every frame."""
+        return self._left, self._right
+
+    @property
+    def file_dim(self) -> int:
+        """Values per frame in the archives."""
+        return self._reference[2]
+
+    @property
+    def keeps_chunks(self) -> bool:
+        return self._keep
+
+    @property
+    def splits_into_frames(self) -> bool:
+        return True
+
+    def table(self) -> SequenceTable:
+        return SequenceTable(self._rows.keys, self._count.astype(np.int32), self._chunk_starts)
+
+    def key_name(self, sequence: int) -> str:
+        """The logical name (key) of utterance ``sequence``."""
+        return self._rows.key_text[sequence]
+
+    def describe_sequence(self, sequence: int) -> str:
+        return f"utterance {self.key_name(sequence)!r} ({self._rows.where(sequence)})"
+
+    def fingerprint(self) -> dict[str, Any]:
+        digest = hashlib.blake2b(digest_size=8)
+        for data in self._rows.data:
+            digest.update(data)
+        sizes = [ident.size if ident else -1 for ident in self._archives.identities]
+        return {"format": "htk", "scp": digest.hexdigest(), "utterances": len(self._count),
+                "frames": int(self._count.sum()), "archive_bytes": int(sum(sizes)),
+                "file_dim": self.file_dim, "context": [self._left, self._right],
+                "precision": np.dtype(self._dtype).name, "chunk_frames": self._chunk_frames}
+
+    def join(self, primary: Deserializer, links: np.ndarray) -> np.ndarray:
+        return check_join(primary, links, self._count, self._diag, f"features in {self.name}",
+                          self._rows.where, self.key_name)
+
+    def load_chunk(self, chunk_id: int) -> ChunkData:
+        if not 0 <= chunk_id < len(self._chunk_starts) - 1:
+            raise IndexError(f"chunk_id should be in [0, {len(self._chunk_starts) - 1}), but got "
+                             f"chunk_id={chunk_id}")
+        if self._keep:
+            with self._lock:
+                if chunk_id in self._kept:
+                    return self._kept[chunk_id]
+        chunk = self._read_chunk(chunk_id)
+        if self._keep:
+            with self._lock:
+                chunk = self._kept.setdefault(chunk_id, chunk)
+        return chunk
+
+    def _read_chunk(self, chunk_id: int) -> ChunkData:
+        lo, hi = int(self._chunk_starts[chunk_id]), int(self._chunk_starts[chunk_id + 1])
+        files = self._rows.path_index[lo:hi]
+        a, h = self._archives, self._archives.headers
+        used, local = np.unique(a.header_of[files], return_inverse=True)
+        with a.open_files(np.unique(files).tolist()) as fds:
+            fd = np.array([fds[int(f)] for f in files.tolist()], dtype=np.int64)
+            out = backend(self._impl).read_frames(
+                fd, local.reshape(-1), self._first[lo:hi], self._count[lo:hi],
+                *(h[k][used] for k in ("data_start", "available", "sample_size", "kind", "swap")),
+                [h["a"][u] for u in used.tolist()], [h["b"][u] for u in used.tolist()],
+                self.file_dim, self._dtype is np.float64)
+        if isinstance(out, dict):
+            self._read_failed(lo + int(out["range"]), out)
+        offsets = np.zeros(hi - lo + 1, dtype=np.int64)
+        np.cumsum(self._count[lo:hi], out=offsets[1:])
+        window = ContextWindow(self._left, self._right) if self._left or self._right else None
+        return ChunkData((StreamChunk.dense(out.reshape(-1, self.file_dim), offsets, window),))
+
+    def _read_failed(self, row: int, failure: dict[str, int]) -> None:
+        path = self._archives.paths[int(self._rows.path_index[row])]
+        code = int(failure["code"])
+        where = f"{self.describe_sequence(row)}: archive {str(path)!r}"
+        if code == 1:
+            raise FileChangedError(f"{where}: the file ended early; it changed since the reader "
+                                   "indexed it (re-create the reader to read the new contents)")
+        if code == 2:
+            raise OSError(int(failure["errno"]), f"{where}: reading failed "
+                          f"({os.strerror(int(failure['errno']))})")
+        raise FormatError(f"{where}: the range lies outside the file (please report this)")

@@ -1,0 +1,160 @@
+"""SCP files as rows: key, physical path, frame range, where in which file.
+
+Lines are parsed by the core (``backend.parse_scp``); this module turns the
+rows of several SCP files into one list, charges malformed lines and repeated
+keys to the budget (DECISIONS 11: the first occurrence is kept) and resolves
+relative physical paths against ``base_dir``.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "a.scp").write_text("u1.mfc=x.htk[0,4]\\nu2.mfc=x.htk[5,7]\\n")
+    >>> rows = load_scp([d / "a.scp"], Diagnostics("a.scp", 0, 0), base_dir=d)
+    >>> rows.names(), rows.starts.tolist(), rows.ends.tolist(), [p.name for p in rows.paths]
+    (['u1', 'u2'], [0, 5], [4, 7], ['x.htk'])
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ...errors import ConfigError, FormatError
+from .backend import backend
+from .diagnostics import Diagnostics, excerpt
+
+_WHAT = {
+    1: "'[' without ','; expected logical=path[start,end]",
+    2: "no ']' after the end frame; expected logical=path[start,end]",
+    3: "text after ']'; expected the line to end after logical=path[start,end]",
+    4: "the start frame is not a non-negative integer below 2^31",
+    5: "the end frame is not a non-negative integer below 2^31",
+    6: "the start frame is after the end frame; expected [start,end] with start <= end (inclusive)",
+    7: "the logical name before '=' is empty",
+    8: "the physical path is empty",
+    9: "MNIST idx ('-ubyte') feature files are not supported; expected HTK files",
+}
+
+
+def normalize_prefix(prefix: str | None) -> str:
+    """CNTK's ``prefixPathInSCP``: '/' separators, trailing '/' removed, then one added.
+
+    Example:
+        >>> normalize_prefix("C:\\\\data\\\\"), normalize_prefix("")
+        ('C:/data/', '')
+    """
+    text = (prefix or "").replace("\\", "/").rstrip("/")
+    return text + "/" if text else ""
+
+
+@dataclass
+class ScpRows:
+    """The well-formed lines of all SCP files, in order."""
+
+    files: list[Path]                # the SCP files
+    data: list[bytes]                # their bytes (for messages)
+    file_of: np.ndarray              # which SCP file each row comes from
+    lines: np.ndarray
+    offsets: np.ndarray
+    keys: np.ndarray
+    key_text: list[str]
+    paths: list[Path]                # distinct physical paths (resolved)
+    path_index: np.ndarray
+    starts: np.ndarray               # -1: the whole file
+    ends: np.ndarray
+    blank_lines: int = 0
+
+    def names(self) -> list[str]:
+        """The key of every row."""
+        return list(self.key_text)
+
+    def where(self, i: int) -> str:
+        """``file.scp:line``."""
+        return f"{self.files[int(self.file_of[i])]}:{int(self.lines[i])}"
+
+    def line(self, i: int) -> str:
+        """The text of row ``i``'s line."""
+        return excerpt(self.data[int(self.file_of[i])], int(self.offsets[i]))
+
+    def select(self, keep: np.ndarray) -> "ScpRows":
+        """The rows where ``keep`` is True."""
+        idx = np.flatnonzero(keep)
+        return ScpRows(self.files, self.data, self.file_of[idx], self.lines[idx], self.offsets[idx],
+                       self.keys[idx], [self.key_text[i] for i in idx.tolist()], self.paths,
+                       self.path_index[idx], self.starts[idx], self.ends[idx], self.blank_lines)
+
+
+def _split(text: bytes, ends: np.ndarray) -> list[str]:
+    starts = np.concatenate([[0], ends[:-1]]).tolist()
+    return [text[a:b].decode("utf-8", errors="replace") for a, b in zip(starts, ends.tolist())]
+
+
+def _read(path: Path) -> bytes:
+    if not path.exists():
+        raise FileNotFoundError(f"SCP file {str(path)!r} does not exist (scp=..., scpFile=...)")
+    if not path.is_file():
+        raise ConfigError(f"SCP file {str(path)!r} is not a regular file; expected a list of "
+                          "feature files (scp=..., scpFile=...)")
+    return path.read_bytes()
+
+
+def load_scp(files: Sequence[str | os.PathLike], diag: Diagnostics, *, prefix: str | None = None,
+             base_dir: str | os.PathLike | None = None, impl: str = "native") -> ScpRows:
+    """Parses ``files`` in order, charges bad lines and repeated keys, resolves paths."""
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    parts, paths, path_ids = [], [], {}
+    texts: list[bytes] = []
+    for k, file in enumerate(Path(f) for f in files):
+        data = _read(file)
+        texts.append(data)
+        scp_dir = os.path.dirname(str(file))
+        r = backend(impl).parse_scp(data, normalize_prefix(prefix), scp_dir)
+        diag.stats.blank_lines += int(r["blank_lines"])
+        remap = np.array([path_ids.setdefault(_resolve(p, base), len(path_ids))
+                          for p in r["paths"]] + [-1], dtype=np.int32)
+        r["path_index"] = remap[r["path_index"]]
+        r["file_of"] = np.full(len(r["lines"]), k, dtype=np.int32)
+        r["key_list"] = _split(r["key_text"], r["key_ends"])
+        parts.append(r)
+    paths = list(path_ids)
+    cat = {k: np.concatenate([p[k] for p in parts]) if parts else np.zeros(0) for k in (
+        "file_of", "lines", "offsets", "issues", "keys", "path_index", "starts", "ends")}
+    rows = ScpRows([Path(f) for f in files], texts, cat["file_of"], cat["lines"], cat["offsets"],
+                   cat["keys"].astype(np.uint64), [k for p in parts for k in p["key_list"]], paths,
+                   cat["path_index"], cat["starts"], cat["ends"], diag.stats.blank_lines)
+    bad = cat["issues"] != 0
+    for i in np.flatnonzero(bad).tolist():
+        diag.charge(("scp", rows.where(i)), f"{rows.where(i)}: {_WHAT[int(cat['issues'][i])]}\n"
+                    f"    {rows.line(i)}", skipped=1)
+    rows = rows.select(~bad)
+    return rows.select(_first_occurrences(rows, diag))
+
+
+def _resolve(raw: bytes, base: Path) -> Path:
+    path = Path(os.fsdecode(raw))
+    return path if path.is_absolute() else base / path
+
+
+def _first_occurrences(rows: ScpRows, diag: Diagnostics) -> np.ndarray:
+    """False for a repeated key (charged once per repetition)."""
+    keep = np.ones(len(rows.keys), dtype=bool)
+    if len(rows.keys) == len(np.unique(rows.keys)):
+        return keep
+    if len(set(rows.key_text)) != len(np.unique(rows.keys)):
+        raise FormatError(f"{rows.files[0]}: two different utterance names have the same 64-bit "
+                          "key hash; please report this (rename one of them to continue)")
+    first: dict[str, int] = {}
+    for i, key in enumerate(rows.key_text):
+        if key in first:
+            keep[i] = False
+            diag.stats.duplicates += 1
+            diag.charge(("scp-duplicate", rows.where(i)),
+                        f"{rows.where(i)}: utterance {key!r} was already listed at "
+                        f"{rows.where(first[key])}; expected every logical name once (the first "
+                        f"occurrence is kept)\n    {rows.line(i)}", skipped=1)
+        else:
+            first[key] = i
+    return keep

@@ -1,0 +1,271 @@
+"""One TFRecord shard: a record index, batch reads and a record iterator.
+
+Records are addressed by their position in the file (0, 1, ...). A record
+whose data CRC does not match is an error naming the file, the byte offset of
+its frame and its position; with ``max_errors=N`` up to N such records are
+skipped and counted instead (their positions are then simply absent, so the
+positions of the others, and TFDS example ids, do not shift). A bad length CRC
+or a truncated frame is always an error: the rest of the file cannot be
+framed.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> from minibatcher.formats.tfrecord import TFRecordWriter
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.tfrecord"
+    >>> with TFRecordWriter(p) as w:
+    ...     for i in range(5): w.write(b"record %d" % i)
+    >>> f = TFRecordFile(p)
+    >>> len(f), f.record(3), [bytes(r) for r in f.read(1, 2)]
+    (5, b'record 3', [b'record 1', b'record 2'])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Iterator
+
+import numpy as np
+
+from ...budget import ErrorBudget
+from ...errors import FormatError
+from .backend import DATA_CRC, HEADER_CRC, OK, TRUNCATED, kernels
+from .streams import open_stream
+
+DEFAULT_BATCH_RECORDS = 1024
+DEFAULT_BATCH_BYTES = 1 << 20
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordBatch:
+    """Records back to back in ``data``; record i is ``data[ends[i-1]:ends[i]]``
+    and sits at ``positions[i]`` in its file.
+
+    Example:
+        >>> b = RecordBatch(np.frombuffer(b"abcd", np.uint8), np.array([1, 4]), np.array([0, 1]))
+        >>> len(b), bytes(b[1])
+        (2, b'bcd')
+    """
+
+    data: np.ndarray
+    ends: np.ndarray
+    positions: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def __getitem__(self, i: int) -> memoryview:
+        start = int(self.ends[i - 1]) if i > 0 else 0
+        return memoryview(self.data)[start:int(self.ends[i])]
+
+    def __iter__(self) -> Iterator[memoryview]:
+        return (self[i] for i in range(len(self)))
+
+
+class TFRecordFile:
+    """One TFRecord file (optionally GZIP/ZLIB compressed).
+
+    ``verify_crc`` checks every record's data CRC (the length CRCs are always
+    checked); ``max_errors`` corrupted records are skipped and counted
+    (``skipped``) before the next one raises ``ErrorBudgetExceeded``.
+
+    Example:
+        >>> TFRecordFile("/no/such.tfrecord")
+        Traceback (most recent call last):
+        ...
+        FileNotFoundError: [Errno 2] No such file or directory: '/no/such.tfrecord'
+    """
+
+    def __init__(self, path: str | os.PathLike, compression_type: str | None = None, *,
+                 verify_crc: bool = True, max_errors: int = 0, impl: str = "native") -> None:
+        self.path = os.fspath(path)
+        self._stream = open_stream(self.path, compression_type)
+        self.compression_type = compression_type or ""
+        self.verify_crc = bool(verify_crc)
+        self._budget = ErrorBudget(max_errors, self.path)
+        self._k = kernels(impl)
+        self._frames: np.ndarray | None = None
+        self._good: np.ndarray | None = None
+
+    @property
+    def skipped(self) -> int:
+        """Corrupted records skipped so far (each counted once)."""
+        return self._budget.count
+
+    @property
+    def frames(self) -> np.ndarray:
+        """The record index: the byte offset of every record's frame (built on
+        first use by one pass over the length fields)."""
+        if self._frames is None:
+            self._frames = self._build_index()
+        return self._frames
+
+    def __len__(self) -> int:
+        return len(self.frames)
+
+    def _build_index(self) -> np.ndarray:
+        parts, pos = [], 0
+        while True:
+            buf, base = self._stream.window(pos, 16)
+            r = self._k.scan(buf, pos - base, -1, False, False)
+            parts.append(np.asarray(r["frames"], dtype=np.int64) + base)
+            if r["status"] != OK:
+                self._raise_if_fatal(r, base, pos)
+            elif self._stream.at_end(base + len(buf)):
+                break
+            if int(r["next"]) + base == pos:
+                self._stream.window(pos, 2 * len(buf) + 16)  # a frame spans the window
+            pos = int(r["next"]) + base
+        return np.concatenate(parts)
+
+    def _raise_if_fatal(self, r: dict, base: int, pos: int) -> None:
+        """Raises for a bad length CRC, or a truncation at the end of the file."""
+        offset = int(r["status_offset"]) + base
+        if r["status"] == HEADER_CRC:
+            raise FormatError(f"{self.path}: corrupted record at byte {offset}: the CRC of its "
+                              f"length field does not match, so the file cannot be framed "
+                              f"from there")
+        if r["status"] == TRUNCATED:
+            buf, b = self._stream.window(offset, 16)
+            if self._stream.at_end(b + len(buf)):
+                raise FormatError(f"{self.path}: truncated record at byte {offset}: the file "
+                                  f"ends {b + len(buf) - offset} bytes into a record frame "
+                                  f"(expected a 12-byte header, the data and a 4-byte CRC)")
+
+    def _position(self, frame: int) -> int:
+        return int(np.searchsorted(self.frames, frame))
+
+    def _charge(self, bad: np.ndarray, base: int) -> None:
+        for frame in np.asarray(bad, dtype=np.int64) + base:
+            self._budget.charge(("crc", int(frame)), self._crc_message(int(frame)))
+
+    def _crc_message(self, frame: int) -> str:
+        return (f"{self.path}: corrupted record {self._position(frame)} at byte {frame}: its "
+                f"data CRC does not match; use max_errors=N to skip and count corrupted "
+                f"records, or verify_crc=False to read without checking")
+
+    def _start(self, start: int) -> int:
+        if start == 0:
+            return 0
+        if not 0 <= start <= len(self):
+            raise IndexError(f"{self.path}: record {start} is out of range (the file holds "
+                             f"{len(self)} records)")
+        return int(self.frames[start]) if start < len(self) else -1
+
+    def _calls(self, start: int, count: int, as_list: bool, batch_records: int,
+               batch_bytes: int) -> Iterator[tuple[dict, int, int]]:
+        """Native calls covering ``count`` frames from record ``start`` (all when
+        count < 0); yields (result, base, first position)."""
+        pos, position, left = self._start(start), start, count
+        fn = self._k.read_list if as_list else self._k.read
+        while left != 0 and pos >= 0:
+            buf, base = self._stream.window(pos, batch_bytes + 16)
+            limit = batch_records if left < 0 else min(left, batch_records)
+            r = fn(buf, pos - base, limit, batch_bytes, self.verify_crc, self._budget.max_errors > 0)
+            walked = len(r["frames"]) + len(r["bad"])
+            self._charge(r["bad"], base)
+            if walked:
+                yield r, base, position
+            if r["status"] == DATA_CRC:  # max_errors=0: this one raises
+                frame = int(r["status_offset"]) + base
+                self._budget.charge(("crc", frame), self._crc_message(frame))
+            elif r["status"] != OK:
+                self._raise_if_fatal(r, base, pos)
+            if not walked:
+                if self._stream.at_end(base + len(buf)):
+                    return
+                self._stream.window(pos, 2 * len(buf) + 16)  # a frame spans the window
+            position += walked
+            left -= walked if left > 0 else 0
+            pos = int(r["next"]) + base
+
+    def batches(self, start: int = 0, count: int = -1, *, batch_records: int = DEFAULT_BATCH_RECORDS,
+                batch_bytes: int = DEFAULT_BATCH_BYTES) -> Iterator[RecordBatch]:
+        """Records ``[start, start + count)`` (to the end when ``count < 0``) in
+        batches, each filled by one native call.
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.tfrecord import TFRecordWriter
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.tfrecord"
+            >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"bb", b"ccc"])
+            >>> [b.positions.tolist() for b in TFRecordFile(p).batches(batch_records=2)]
+            [[0, 1], [2]]
+        """
+        for r, base, position in self._calls(start, count, False, batch_records, batch_bytes):
+            yield RecordBatch(r["data"], r["ends"], self._positions(r, base, position))
+
+    def _positions(self, r: dict, base: int, position: int) -> np.ndarray:
+        frames = np.asarray(r["frames"], dtype=np.int64)
+        if not len(r["bad"]):
+            return np.arange(position, position + len(frames), dtype=np.int64)
+        walked = np.sort(np.concatenate([frames, np.asarray(r["bad"], np.int64)]))
+        return position + np.searchsorted(walked, frames).astype(np.int64)
+
+    def read(self, start: int = 0, count: int = -1) -> RecordBatch:
+        """Records ``[start, start + count)`` in one flat buffer.
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.tfrecord import TFRecordWriter
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.tfrecord"
+            >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"bb", b"ccc"])
+            >>> b = TFRecordFile(p).read(1); bytes(b.data), b.ends.tolist(), b.positions.tolist()
+            (b'bbccc', [2, 5], [1, 2])
+        """
+        parts = list(self.batches(start, count, batch_records=1 << 62, batch_bytes=1 << 62))
+        if len(parts) == 1:
+            return parts[0]
+        offsets = np.cumsum([0] + [len(p.data) for p in parts[:-1]])
+        return RecordBatch(
+            np.concatenate([p.data for p in parts]) if parts else np.zeros(0, np.uint8),
+            np.concatenate([p.ends + o for p, o in zip(parts, offsets)]) if parts
+            else np.zeros(0, np.int64),
+            np.concatenate([p.positions for p in parts]) if parts else np.zeros(0, np.int64))
+
+    def record(self, position: int) -> bytes:
+        """The record at ``position`` (random access through the index).
+
+        Raises IndexError past the end; a skipped corrupted record raises
+        FormatError."""
+        if not 0 <= position < len(self):
+            raise IndexError(f"{self.path}: record {position} is out of range (the file holds "
+                             f"{len(self)} records)")
+        batch = self.read(position, 1)
+        if not len(batch):
+            raise FormatError(self._crc_message(int(self.frames[position])))
+        return bytes(batch[0])
+
+    def iter_records(self, start: int = 0, count: int = -1) -> Iterator[bytes]:
+        """The records as ``bytes``, one at a time (read in batches natively)."""
+        for r, _, _ in self._calls(start, count, True, DEFAULT_BATCH_RECORDS, DEFAULT_BATCH_BYTES):
+            yield from r["records"]
+
+    def read_list(self, start: int = 0, count: int = -1) -> list[bytes]:
+        """Records ``[start, start + count)`` as a list of ``bytes`` (skipped
+        corrupted records are absent)."""
+        out: list[bytes] = []
+        for r, _, _ in self._calls(start, count, True, 1 << 62, DEFAULT_BATCH_BYTES):
+            out.extend(r["records"])
+        return out
+
+    def good_positions(self) -> np.ndarray:
+        """Positions of the records whose data CRC matches, found by one
+        verifying pass (each corrupted record is charged to the error budget);
+        every position when ``verify_crc`` is off."""
+        if self._good is None:
+            if not self.verify_crc or self._budget.max_errors == 0:
+                self._good = np.arange(len(self), dtype=np.int64)
+            else:
+                parts = []
+                for r, base, position in self._calls(0, -1, False, 1 << 62, 16 << 20):
+                    parts.append(self._positions(r, base, position))
+                self._good = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        return self._good
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self.iter_records()
+
+    def close(self) -> None:
+        """Closes the file."""
+        self._stream.close()

@@ -1,0 +1,160 @@
+"""Byte windows over a TFRecord file: plain (read by range) or GZIP/ZLIB.
+
+The framing kernels work on a window ``[base, base + len)`` of the
+uncompressed stream. A plain file is read with ``pread`` in blocks (no memory
+map: a file truncated underneath a mapping would kill the process with
+SIGBUS); a compressed one is inflated forwards, and a seek backwards restarts
+inflation from the start. Every refill checks that the file has not changed
+since it was opened (size, modification time, inode): a file that changes
+underneath is an error (``FileChangedError``), never mixed data; files are
+opened through the shared :class:`~minibatcher.formats.guarded_file.GuardedFile`
+(regular files only).
+
+Example:
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "f"; _ = p.write_bytes(b"0123456789")
+    >>> s = open_stream(p, "")
+    >>> buf, base = s.window(3, 4); bytes(buf[:4]), base, s.at_end(base + len(buf))
+    (b'3456', 3, True)
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+
+import numpy as np
+
+from ...errors import ConfigError, FormatError
+from ..guarded_file import GuardedFile
+
+BLOCK = 4 << 20
+_WBITS = {"GZIP": 31, "ZLIB": 15}
+
+
+def check_compression(compression_type: str | None) -> str:
+    """Normalizes tf.data's ``compression_type`` (None, "", "GZIP", "ZLIB").
+
+    Example:
+        >>> check_compression(None), check_compression("gzip")
+        ('', 'GZIP')
+    """
+    value = (compression_type or "").upper()
+    if value not in ("", "GZIP", "ZLIB"):
+        raise ConfigError(f"compression_type should be None, '', 'GZIP' or 'ZLIB', but got "
+                          f"compression_type={compression_type!r}")
+    return value
+
+
+class _Stream:
+    """Common part: the guarded file and the current window."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self._file = GuardedFile(path, what="TFRecord file")
+        self.path = self._file.path
+        self.file_size = self._file.size
+        self._buf = np.zeros(0, np.uint8)
+        self._base = 0
+        self._eof = False
+
+    def check_unchanged(self) -> None:
+        """Raises FileChangedError when the file changed since it was opened."""
+        self._file.check()
+
+    def at_end(self, offset: int) -> bool:
+        """Whether ``offset`` (an end of window) is the end of the stream."""
+        return self._eof and offset >= self._base + len(self._buf)
+
+    def close(self) -> None:
+        """Closes the file."""
+        self._file.close()
+
+
+class PlainStream(_Stream):
+    """An uncompressed file read by range."""
+
+    def window(self, pos: int, need: int) -> tuple[np.ndarray, int]:
+        """A buffer of the bytes from ``pos`` (at least ``need`` unless the file
+        ends first) and the stream offset of its first byte."""
+        end = self._base + len(self._buf)
+        if self._base <= pos and (pos + need <= end or end >= self.file_size):
+            return self._buf[pos - self._base:], pos
+        self.check_unchanged()
+        n = max(min(need, self.file_size - pos), min(BLOCK, self.file_size - pos), 0)
+        buf = np.empty(n, np.uint8)
+        if n:
+            self._file.read_into(buf, pos)
+        self._buf, self._base = buf, pos
+        self._eof = pos + n >= self.file_size
+        return buf, pos
+
+
+class ZlibStream(_Stream):
+    """A GZIP or ZLIB compressed file, inflated forwards."""
+
+    def __init__(self, path: str | os.PathLike, compression_type: str) -> None:
+        super().__init__(path)
+        self._wbits = _WBITS[compression_type]
+        self.compression_type = compression_type
+        self._restart()
+
+    def _restart(self) -> None:
+        self._inflate = zlib.decompressobj(self._wbits)
+        self._read_at = 0
+        self._buf, self._base, self._eof = np.zeros(0, np.uint8), 0, False
+
+    def _more(self) -> bytes:
+        if self._inflate.unconsumed_tail:
+            return self._inflate.decompress(self._inflate.unconsumed_tail, BLOCK)
+        if self._read_at >= self.file_size:
+            if not self._inflate.eof:
+                raise FormatError(f"{self.path}: truncated {self.compression_type} stream "
+                                  f"(the compressed data ends at byte {self.file_size} "
+                                  f"before the end of its stream)")
+            self._eof = True
+            return b""
+        self.check_unchanged()
+        raw = np.empty(min(BLOCK, self.file_size - self._read_at), np.uint8)
+        self._file.read_into(raw, self._read_at)
+        self._read_at += len(raw)
+        try:
+            return self._inflate.decompress(raw, BLOCK)
+        except zlib.error as e:
+            raise FormatError(f"{self.path}: corrupt {self.compression_type} data near "
+                              f"compressed byte {self._read_at - len(raw)}: {e}") from None
+
+    def window(self, pos: int, need: int) -> tuple[np.ndarray, int]:
+        """Like :meth:`PlainStream.window`, in uncompressed offsets."""
+        if pos < self._base:
+            self._restart()
+        parts = [self._buf[pos - self._base:]] if pos < self._base + len(self._buf) else []
+        have = sum(len(p) for p in parts)
+        end = self._base + len(self._buf)
+        while end < pos and not self._eof:  # inflate and drop up to pos
+            chunk = self._more()
+            take = chunk[max(0, pos - end):]
+            end += len(chunk)
+            if take:
+                parts, have = [np.frombuffer(take, np.uint8)], len(take)
+        while have < max(need, 1) and not self._eof:
+            chunk = self._more()
+            if chunk:
+                parts.append(np.frombuffer(chunk, np.uint8))
+                have += len(chunk)
+        self._buf = (parts[0] if len(parts) == 1 else
+                     np.concatenate(parts) if parts else np.zeros(0, np.uint8))
+        self._base = pos
+        return self._buf, pos
+
+
+def open_stream(path: str | os.PathLike, compression_type: str | None) -> PlainStream | ZlibStream:
+    """The stream class for ``compression_type``.
+
+    Example:
+        >>> open_stream("/no/such/file", None)
+        Traceback (most recent call last):
+        ...
+        FileNotFoundError: [Errno 2] No such file or directory: '/no/such/file'
+    """
+    kind = check_compression(compression_type)
+    return ZlibStream(path, kind) if kind else PlainStream(path)

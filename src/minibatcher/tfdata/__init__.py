@@ -1,0 +1,42 @@
+"""``minibatcher.tfdata``: tf.data's pipeline API and exact semantics, without TensorFlow.
+
+Port code by changing its import: ``from minibatcher import tfdata as tf_data``
+and use ``tf_data.Dataset`` where the code used ``tf.data.Dataset``. Elements
+are NumPy values; iterating a dataset again starts its next epoch (seeded
+shuffles reshuffle exactly as tf.data does); every iterator checkpoints with
+``get_state()``/``set_state()``. See docs/tfdata.md.
+
+Example:
+    >>> from minibatcher.tfdata import Dataset
+    >>> ds = Dataset.range(6).shuffle(6, seed=3).batch(4)
+    >>> it = iter(ds); _ = next(it); state = it.get_state()
+    >>> it2 = iter(ds); it2.set_state(state)
+    >>> [b.tolist() for b in it2] == [b.tolist() for b in it]
+    True
+"""
+
+from .core import INFINITE as INFINITE_CARDINALITY
+from .core import UNKNOWN as UNKNOWN_CARDINALITY
+from .dataset import AUTOTUNE, Dataset
+from .iterator import DatasetIterator
+from .seeds import get_seed, global_seed, random_seed_scope, set_random_seed
+from .sources import RecordSource, SourceDataset
+from .text import TextLineDataset, TextLineSource
+from .tfrecord import TFRecordDataset
+
+__all__ = [
+    "AUTOTUNE",
+    "Dataset",
+    "DatasetIterator",
+    "INFINITE_CARDINALITY",
+    "RecordSource",
+    "SourceDataset",
+    "TFRecordDataset",
+    "TextLineDataset",
+    "TextLineSource",
+    "UNKNOWN_CARDINALITY",
+    "get_seed",
+    "global_seed",
+    "random_seed_scope",
+    "set_random_seed",
+]

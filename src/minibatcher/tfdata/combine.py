@@ -1,0 +1,180 @@
+"""Combinations: ``Dataset.zip``, ``enumerate``, ``concatenate``.
+
+Example:
+    >>> from minibatcher.tfdata import Dataset
+    >>> [(int(i), x) for i, x in Dataset.from_tensor_slices(["a", "b"]).enumerate()]
+    [(0, b'a'), (1, b'b')]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.state import require
+from .core import INFINITE, UNKNOWN, Iter, View
+from .dataset import Dataset
+from .structure import flatten, pack_as
+from .transforms import _Unary
+
+
+class _ZipView(View):
+    def __init__(self, template: Any, views: list[View]) -> None:
+        self.template, self.views = template, views
+        self._length = min((len(v) for v in views), default=0)
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: int) -> Any:
+        return pack_as(self.template, [v[index] for v in self.views])
+
+    def read(self, start: int, stop: int) -> list[Any]:
+        columns = [v.read(start, stop) for v in self.views]
+        return [pack_as(self.template, list(parts)) for parts in zip(*columns)]
+
+    def pins(self) -> Any:
+        pins = [v.pins() for v in self.views]
+        return None if all(p is None for p in pins) else pins
+
+
+class _ZipIter(Iter):
+    def __init__(self, template: Any, parents: list[Iter]) -> None:
+        self.template, self.parents = template, parents
+
+    def __next__(self) -> Any:
+        return pack_as(self.template, [next(p) for p in self.parents])
+
+    def state(self) -> dict[str, Any]:
+        return {"in": [p.state() for p in self.parents]}
+
+
+class ZipDataset(Dataset):
+    """``Dataset.zip``: a (nested) tuple or dict of datasets."""
+
+    def __init__(self, structure: Any) -> None:
+        self._template = structure
+        self._datasets = flatten(structure)
+        for d in self._datasets:
+            if not isinstance(d, Dataset):
+                raise TypeError(f"zip takes datasets (in a tuple or dict), but got "
+                                f"{type(d).__name__}")
+
+    def _inputs(self) -> tuple[Dataset, ...]:
+        return tuple(self._datasets)
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "zip", "n": len(self._datasets)}
+
+    def _has_view(self) -> bool:
+        return all(d._has_view() for d in self._datasets)
+
+    def _make_view(self, pins: Any) -> View:
+        pins = pins or [None] * len(self._datasets)
+        return _ZipView(self._template, [d._make_view(p) for d, p in zip(self._datasets, pins)])
+
+    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+        if self._has_view():
+            return super()._make_iter(state)
+        states = [None] * len(self._datasets) if state is None else require(state, "in")
+        return _ZipIter(self._template, [d._make_iter(s) for d, s in zip(self._datasets, states)])
+
+    def _cardinality(self) -> int:
+        ns = [d._cardinality() for d in self._datasets]
+        finite = [n for n in ns if n >= 0]
+        if finite:
+            return min(finite) if len(finite) == len(ns) or min(finite) == 0 else UNKNOWN
+        return UNKNOWN if UNKNOWN in ns else INFINITE
+
+
+class EnumerateDataset(_Unary):
+    """``enumerate(start)``: ``(int64 index, element)``."""
+
+    def __init__(self, parent: Dataset, start: int) -> None:
+        super().__init__(parent)
+        self._start = int(start)
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "enumerate", "start": self._start}
+
+    def _make_view(self, pins: Any) -> View:
+        from .sources import RangeSource, SourceView
+        count = RangeSource(self._start, 2**62, 1)
+        return _ZipView((0, 0), [SourceView(count), self._parent._make_view(pins)])
+
+    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+        if self._has_view():
+            return super()._make_iter(state)
+        from .sources import range_dataset
+        zipped = ZipDataset((range_dataset(self._start, 2**62), self._parent))
+        return zipped._make_iter(state)
+
+    def _cardinality(self) -> int:
+        return self._parent._cardinality()
+
+
+class _ConcatView(View):
+    def __init__(self, first: View, second: View) -> None:
+        self.first, self.second, self.n = first, second, len(first)
+
+    def __len__(self) -> int:
+        return self.n + len(self.second)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.first[index] if index < self.n else self.second[index - self.n]
+
+    def pins(self) -> Any:
+        pins = [self.first.pins(), self.second.pins()]
+        return None if pins == [None, None] else pins
+
+
+class _ConcatIter(Iter):
+    def __init__(self, datasets: tuple[Dataset, Dataset], which: int, inner: Any) -> None:
+        self.datasets, self.which = datasets, which
+        self.cur: Iter | None = datasets[which]._make_iter(inner) if which < 2 else None
+
+    def __next__(self) -> Any:
+        while self.cur is not None:
+            try:
+                return next(self.cur)
+            except StopIteration:
+                self.which += 1
+                self.cur = self.datasets[1]._make_iter(None) if self.which == 1 else None
+        raise StopIteration
+
+    def state(self) -> dict[str, Any]:
+        return {"which": self.which, "in": None if self.cur is None else self.cur.state()}
+
+
+class ConcatenateDataset(Dataset):
+    """``concatenate``."""
+
+    def __init__(self, first: Dataset, second: Dataset) -> None:
+        if not isinstance(second, Dataset):
+            raise TypeError(f"concatenate takes a Dataset, but got {type(second).__name__}")
+        self._pair = (first, second)
+
+    def _inputs(self) -> tuple[Dataset, ...]:
+        return self._pair
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "concatenate"}
+
+    def _has_view(self) -> bool:
+        return all(d._has_view() for d in self._pair)
+
+    def _make_view(self, pins: Any) -> View:
+        pins = pins or [None, None]
+        return _ConcatView(self._pair[0]._make_view(pins[0]), self._pair[1]._make_view(pins[1]))
+
+    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+        if self._has_view():
+            return super()._make_iter(state)
+        if state is None:
+            return _ConcatIter(self._pair, 0, None)
+        return _ConcatIter(self._pair, int(require(state, "which")), require(state, "in"))
+
+    def _cardinality(self) -> int:
+        a, b = (d._cardinality() for d in self._pair)
+        if INFINITE in (a, b):
+            return INFINITE
+        return UNKNOWN if UNKNOWN in (a, b) else a + b

@@ -1,0 +1,188 @@
+"""The node protocol behind :class:`~minibatcher.tfdata.Dataset`: plans, views,
+iterators and their states (docs/design/tfdata-state.md).
+
+A dataset is an immutable *plan* node. Iterating it creates one internal
+:class:`Iter` per node for one *iteration* (an epoch); its ``state()`` is a
+small JSON-able cursor from which ``node._make_iter(state)`` rebuilds an
+iterator at the same place. Nodes that can reach any element in O(1) also
+offer a :class:`View` (``len`` and ``view[i]`` for one iteration): views make
+``skip``/``shard``/``take`` and restores seek instead of read, and let
+shuffle and window buffers be re-derived from positions ("addresses").
+
+Example:
+    >>> v = ListView([b"a", b"b", b"c"])
+    >>> it = ViewIter(v)
+    >>> next(it), it.state()
+    (b'a', {'pos': 1, 'pins': None})
+    >>> it2 = ViewIter(v, 1); next(it2)
+    b'b'
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, Mapping, Sequence
+
+from ..engine.state import require
+from ..errors import CheckpointError
+
+INFINITE = -1
+UNKNOWN = -2
+
+
+class View(abc.ABC):
+    """Random access to one iteration of a dataset: ``len(view)`` elements,
+    ``view[i]`` in O(1) (or amortized O(1)), ``pins()`` the JSON-able value
+    that recreates this same iteration (the shuffle iterations inside it)."""
+
+    @abc.abstractmethod
+    def __len__(self) -> int:
+        """Number of elements."""
+
+    @abc.abstractmethod
+    def __getitem__(self, index: int) -> Any:
+        """Element ``index`` (``0 <= index < len(self)``)."""
+
+    def read(self, start: int, stop: int) -> list[Any]:
+        """Elements ``start .. stop-1`` (override when a block read is cheaper)."""
+        return [self[i] for i in range(start, stop)]
+
+    def pins(self) -> Any:
+        """What recreates this iteration (None when the view has no randomness)."""
+        return None
+
+
+class ListView(View):
+    """A view over a Python sequence.
+
+    Example:
+        >>> len(ListView([1, 2])), ListView([1, 2])[1]
+        (2, 2)
+    """
+
+    def __init__(self, items: Sequence[Any]) -> None:
+        self.items = items
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.items[index]
+
+    def read(self, start: int, stop: int) -> list[Any]:
+        return list(self.items[start:stop])
+
+
+class Iter(abc.ABC):
+    """The iterator of one node for one iteration (internal protocol).
+
+    ``addressable`` iterators can say where their last element came from
+    (``address``: a position in the nearest view below) and rebuild any of
+    their elements from it (``refetch``); buffers above them (shuffle,
+    group_by_window, interleave) checkpoint addresses instead of elements.
+    """
+
+    addressable = False
+
+    def __iter__(self) -> "Iter":
+        return self
+
+    @abc.abstractmethod
+    def __next__(self) -> Any:
+        """The next element, or StopIteration."""
+
+    @abc.abstractmethod
+    def state(self) -> dict[str, Any]:
+        """The cursor: a small JSON-able dict."""
+
+    def skip(self, count: int) -> int:
+        """Skips up to ``count`` elements; returns how many were skipped."""
+        done = 0
+        for _ in range(count):
+            try:
+                next(self)
+            except StopIteration:
+                break
+            done += 1
+        return done
+
+    @property
+    def address(self) -> int:
+        """The address of the last element returned (addressable iterators)."""
+        raise TypeError(f"{type(self).__name__} is not addressable")
+
+    def refetch(self, address: int) -> Any:
+        """The element at ``address`` (addressable iterators)."""
+        raise TypeError(f"{type(self).__name__} is not addressable")
+
+
+class ViewIter(Iter):
+    """Sequential reading of a view; state ``{"pos", "pins"}``; skip is O(1).
+
+    Blocks grow from 1 to 64 elements, so a short read does little extra work.
+    """
+
+    addressable = True
+
+    def __init__(self, view: View, pos: int = 0) -> None:
+        self.view = view
+        self._length = len(view)
+        if not 0 <= pos <= self._length:
+            raise CheckpointError(f"checkpoint position {pos} lies outside the dataset's "
+                                  f"{self._length} elements")
+        self.pos = pos
+        self._block: list[Any] = []
+        self._base = pos
+        self._size = 1
+
+    def __next__(self) -> Any:
+        i = self.pos - self._base
+        if i >= len(self._block) or i < 0:
+            if self.pos >= self._length:
+                raise StopIteration
+            stop = min(self._length, self.pos + self._size)
+            self._block = self.view.read(self.pos, stop)
+            self._base = self.pos
+            self._size = min(self._size * 2, 64)
+            i = 0
+        self.pos += 1
+        return self._block[i]
+
+    def state(self) -> dict[str, Any]:
+        return {"pos": self.pos, "pins": self.view.pins()}
+
+    def skip(self, count: int) -> int:
+        done = max(0, min(count, self._length - self.pos))
+        self.pos += done
+        return done
+
+    @property
+    def address(self) -> int:
+        return self.pos - 1
+
+    def refetch(self, address: int) -> Any:
+        return self.view[address]
+
+
+def view_iter(view_of: Any, state: Mapping[str, Any] | None) -> ViewIter:
+    """A :class:`ViewIter` for a fresh iteration (``state=None``) or at ``state``.
+
+    ``view_of(pins)`` makes the view (``pins=None``: a fresh iteration).
+
+    Example:
+        >>> view_iter(lambda pins: ListView([7, 8]), {"pos": 1, "pins": None}).pos
+        1
+    """
+    if state is None:
+        return ViewIter(view_of(None))
+    return ViewIter(view_of(require(state, "pins")), int(require(state, "pos")))
+
+
+def clamp_count(count: int) -> int:
+    """tf.data's count arguments: a negative count means "all" (-1).
+
+    Example:
+        >>> clamp_count(-5), clamp_count(3)
+        (-1, 3)
+    """
+    return -1 if count < 0 else count

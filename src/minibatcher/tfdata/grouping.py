@@ -1,0 +1,238 @@
+"""``group_by_window`` and ``bucket_by_sequence_length`` (tf.data's kernel rules).
+
+Elements join their key's group in stream order; a group that reaches its
+window size is handed to ``reduce_func`` at once, whose dataset is drained
+before reading on. At the end of the input the remaining groups are flushed
+in ascending key order (TF keeps them in an ordered map).
+
+The state holds the cursor of the input, the held elements of every group
+(by address when the input is addressable, else by ordinal: a restore then
+reads the input again from the start of the iteration) and the state of the
+window being drained.
+
+Example:
+    >>> from minibatcher.tfdata import Dataset
+    >>> ds = Dataset.range(10).group_by_window(lambda x: x % 3, lambda k, w: w.batch(3),
+    ...                                        window_size=3)
+    >>> [b.tolist() for b in ds]
+    [[0, 3, 6], [1, 4, 7], [2, 5, 8], [9]]
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any, Callable
+
+import numpy as np
+
+from ..engine.state import require
+from ..errors import CheckpointError, ConfigError
+from .core import Iter
+from .dataset import Dataset
+from .sources import ElementsSource, SourceDataset
+from .structure import call, flatten, flatten_up_to, is_structure, pack_as
+
+
+def _key(value: Any) -> int:
+    arr = np.asarray(value)
+    if arr.shape != () or arr.dtype.kind not in "iu":
+        raise TypeError("key_func should return a scalar integer (tf.int64), but returned "
+                        f"dtype {arr.dtype} with shape {list(arr.shape)}")
+    return int(arr)
+
+
+class _Held:
+    """A group's elements with their references (address or ordinal)."""
+
+    __slots__ = ("elements", "refs")
+
+    def __init__(self) -> None:
+        self.elements: list[Any] = []
+        self.refs: list[int] = []
+
+
+class _GroupIter(Iter):
+    def __init__(self, node: "GroupByWindowDataset", state: dict[str, Any] | None) -> None:
+        self.node = node
+        self.groups: dict[int, _Held] = {}
+        self.cur: tuple[int, _Held, Iter] | None = None
+        if state is None:
+            self.input = node._parent._make_iter(None)
+            self.start_state = self.input.state()
+            self.consumed, self.done = 0, False
+        else:
+            self._restore(state)
+
+    def _reduce(self, key: int, held: _Held, state: dict[str, Any] | None) -> Iter:
+        window = SourceDataset(ElementsSource(held.elements))
+        out = self.node._reduce(np.int64(key), window)
+        if not isinstance(out, Dataset):
+            raise TypeError(f"reduce_func should return a Dataset, but returned "
+                            f"{type(out).__name__}")
+        return out._make_iter(state)
+
+    def __next__(self) -> Any:
+        while True:
+            if self.cur is not None:
+                try:
+                    return next(self.cur[2])
+                except StopIteration:
+                    self.cur = None
+            if not self.done:
+                try:
+                    x = next(self.input)
+                except StopIteration:
+                    self.done = True
+                    continue
+                ref = self.input.address if self.input.addressable else self.consumed
+                self.consumed += 1
+                key = _key(call(self.node._key_func, x))
+                held = self.groups.setdefault(key, _Held())
+                held.elements.append(x)
+                held.refs.append(ref)
+                if len(held.elements) >= self.node._window_of(key):
+                    del self.groups[key]
+                    self.cur = (key, held, self._reduce(key, held, None))
+            elif self.groups:
+                key = min(self.groups)
+                held = self.groups.pop(key)
+                self.cur = (key, held, self._reduce(key, held, None))
+            else:
+                raise StopIteration
+
+    def state(self) -> dict[str, Any]:
+        cur = None
+        if self.cur is not None:
+            cur = {"key": self.cur[0], "refs": list(self.cur[1].refs), "it": self.cur[2].state()}
+        return {"in": self.input.state(), "in0": self.start_state, "consumed": self.consumed,
+                "done": self.done, "by": "address" if self.input.addressable else "ordinal",
+                "groups": [[k, list(self.groups[k].refs)] for k in sorted(self.groups)],
+                "cur": cur}
+
+    def _restore(self, state: dict[str, Any]) -> None:
+        self.start_state = require(state, "in0")
+        self.input = self.node._parent._make_iter(require(state, "in"))
+        self.consumed, self.done = int(require(state, "consumed")), bool(require(state, "done"))
+        by = require(state, "by")
+        groups = [(int(k), [int(r) for r in refs]) for k, refs in require(state, "groups")]
+        cur = require(state, "cur")
+        wanted = [r for _, refs in groups for r in refs] + ([] if cur is None else cur["refs"])
+        fetch = self._fetcher(by, wanted)
+        for key, refs in groups:
+            held = self.groups[key] = _Held()
+            held.refs, held.elements = refs, [fetch(r) for r in refs]
+        if cur is not None:
+            held = _Held()
+            held.refs = [int(r) for r in cur["refs"]]
+            held.elements = [fetch(r) for r in held.refs]
+            self.cur = (int(cur["key"]), held, self._reduce(int(cur["key"]), held, cur["it"]))
+
+    def _fetcher(self, by: str, wanted: list[int]) -> Callable[[int], Any]:
+        if by == "address":
+            if not self.input.addressable:
+                raise CheckpointError("the group_by_window checkpoint refers to elements by "
+                                      "address, but this pipeline's input has no addresses")
+            return self.input.refetch
+        need, found = set(wanted), {}
+        replay = self.node._parent._make_iter(self.start_state)
+        for ordinal in range(max(need, default=-1) + 1):
+            try:
+                x = next(replay)
+            except StopIteration:
+                raise CheckpointError("group_by_window's input ended before the checkpoint's "
+                                      f"element {ordinal}; the data changed") from None
+            if ordinal in need:
+                found[ordinal] = x
+        return found.__getitem__
+
+
+class GroupByWindowDataset(Dataset):
+    """``group_by_window(key_func, reduce_func, window_size | window_size_func)``."""
+
+    def __init__(self, parent: Dataset, key_func: Callable[..., Any],
+                 reduce_func: Callable[[Any, Dataset], Dataset], window_size: int | None,
+                 window_size_func: Callable[[Any], Any] | None) -> None:
+        if (window_size is None) == (window_size_func is None):
+            raise ConfigError("group_by_window needs exactly one of window_size and "
+                              f"window_size_func, but got window_size={window_size!r}, "
+                              f"window_size_func={window_size_func!r}")
+        if window_size is not None and int(window_size) < 1:
+            raise ConfigError(f"window_size should be at least 1, but got window_size="
+                              f"{window_size}")
+        self._parent, self._key_func, self._reduce = parent, key_func, reduce_func
+        self._window_size, self._window_size_func = window_size, window_size_func
+
+    def _window_of(self, key: int) -> int:
+        if self._window_size is not None:
+            return int(self._window_size)
+        size = int(self._window_size_func(np.int64(key)))  # type: ignore[misc]
+        if size < 1:
+            raise ConfigError(f"window_size_func should return at least 1, but returned {size} "
+                              f"for key {key}")
+        return size
+
+    def _inputs(self) -> tuple[Dataset, ...]:
+        return (self._parent,)
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "group_by_window", "window_size": self._window_size,
+                "key_func": getattr(self._key_func, "__qualname__", "?"),
+                "reduce_func": getattr(self._reduce, "__qualname__", "?")}
+
+    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+        return _GroupIter(self, state)
+
+
+def bucket_by_sequence_length(dataset: Dataset, length_func: Callable[..., Any],
+                              boundaries: list[int], batch_sizes: list[int], padded_shapes: Any,
+                              padding_values: Any, pad_to_bucket_boundary: bool,
+                              no_padding: bool, drop_remainder: bool) -> Dataset:
+    """``Dataset.bucket_by_sequence_length`` (see there): bucket ``i`` holds
+    lengths in ``[boundaries[i-1], boundaries[i])``; group_by_window with the
+    bucket's batch size as window, then (padded) batches.
+
+    Example:
+        >>> ds = Dataset.from_tensor_slices([1, 2, 1]).map(lambda n: np.ones(n, np.int8))
+        >>> [b.shape for b in bucket_by_sequence_length(ds, len, [3, 5], [2, 2, 2], None, None,
+        ...                                             True, False, False)]
+        [(2, 2), (1, 2)]
+    """
+    boundaries, batch_sizes = [int(b) for b in boundaries], [int(b) for b in batch_sizes]
+    if len(batch_sizes) != len(boundaries) + 1:
+        raise ConfigError("len(bucket_batch_sizes) must equal len(bucket_boundaries) + 1, but got "
+                          f"{len(batch_sizes)} batch sizes for {len(boundaries)} boundaries")
+    if any(b >= c for b, c in zip(boundaries, boundaries[1:])):
+        raise ConfigError(f"bucket_boundaries should increase, but got {boundaries}")
+
+    def bucket(*args: Any) -> int:
+        return bisect.bisect_right(boundaries, int(length_func(*args)))
+
+    def batching(bucket_id: Any, window: Dataset) -> Dataset:
+        size = batch_sizes[int(bucket_id)]
+        if no_padding:
+            return window.batch(size, drop_remainder=drop_remainder)
+        shapes = padded_shapes
+        if pad_to_bucket_boundary:
+            if int(bucket_id) >= len(boundaries):
+                raise ValueError("When pad_to_bucket_boundary=True, elements must have length < "
+                                 f"max(bucket_boundaries) = {max(boundaries)}")
+            template = window.source.elements[0]  # type: ignore[attr-defined]
+            shapes = _boundary_shapes(template, padded_shapes, boundaries[int(bucket_id)] - 1)
+        return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
+
+    return GroupByWindowDataset(dataset, bucket, batching, None,
+                                lambda bucket_id: batch_sizes[int(bucket_id)])
+
+
+def _boundary_shapes(template: Any, padded_shapes: Any, filler: int) -> Any:
+    """padded_shapes whose unknown dimensions are ``filler`` (every dimension of
+    every non-scalar leaf is unknown when ``padded_shapes`` is None: NumPy
+    values carry no static shapes)."""
+    leaves = flatten(template)
+    given = [None] * len(leaves) if padded_shapes is None else \
+        flatten_up_to(template, padded_shapes, "padded_shapes")
+    shapes = []
+    for leaf, shape in zip(leaves, given):
+        dims = [None] * np.ndim(leaf) if shape is None else list(shape)
+        shapes.append([filler if d is None or int(d) < 0 else int(d) for d in dims])
+    return pack_as(template, shapes) if is_structure(template) else shapes[0]

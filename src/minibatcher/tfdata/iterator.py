@@ -1,0 +1,160 @@
+"""The public iterator: ``next``, ``get_state()`` and ``set_state()`` (Grain's names).
+
+A state is a small, versioned JSON-able dict::
+
+    {"version": 1, "format": "minibatcher.tfdata",
+     "plan": [[op, options], ...],      # every node of the pipeline, inputs first
+     "iterator": {...},                 # the nested cursors of the nodes
+     "shuffles": [{"started": k}, ...]} # iterations each shuffle has started (its RNG counter)
+
+It is valid between any two elements; ``set_state`` on a fresh iterator of
+an equal pipeline continues exactly there. The plan is compared node by node
+and each difference is named. See docs/design/tfdata-state.md.
+
+Example:
+    >>> from minibatcher.tfdata import Dataset
+    >>> ds = Dataset.range(8).shuffle(4, seed=1).batch(3)
+    >>> it = iter(ds); first = next(it); state = it.get_state()
+    >>> rest = [b.tolist() for b in it]
+    >>> again = iter(ds); again.set_state(state)
+    >>> [b.tolist() for b in again] == rest
+    True
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator, Mapping
+
+from ..errors import CheckpointError, MinibatcherError
+from .dataset import Dataset
+
+STATE_VERSION = 1
+STATE_FORMAT = "minibatcher.tfdata"
+
+
+def plan_of(dataset: Dataset) -> list[list[Any]]:
+    """Every node of ``dataset``'s plan as ``[op, options]``, inputs first.
+
+    Example:
+        >>> plan_of(Dataset.range(3).take(2))[1]
+        ['take', {'count': 2}]
+    """
+    out: list[list[Any]] = []
+
+    def visit(node: Dataset) -> None:
+        for child in node._inputs():
+            visit(child)
+        spec = dict(node._spec())
+        op = spec.pop("op", type(node).__name__)
+        out.append([op, json.loads(json.dumps(spec, default=repr))])
+
+    visit(dataset)
+    return out
+
+
+def _nodes(dataset: Dataset) -> list[Dataset]:
+    out: list[Dataset] = []
+
+    def visit(node: Dataset) -> None:
+        for child in node._inputs():
+            visit(child)
+        out.append(node)
+
+    visit(dataset)
+    return out
+
+
+def _shuffles(dataset: Dataset) -> list[Any]:
+    return [n for n in _nodes(dataset) if hasattr(n, "iterations_started")]
+
+
+def _plan_differences(saved: Any, mine: list[list[Any]]) -> list[str]:
+    if not isinstance(saved, list) or len(saved) != len(mine):
+        count = len(saved) if isinstance(saved, list) else "?"
+        return [f"it was taken from a pipeline of {count} steps, but this one has {len(mine)}"]
+    problems = []
+    for i, (theirs, ours) in enumerate(zip(saved, mine)):
+        if list(theirs) != ours:
+            problems.append(f"step {i} was {theirs[0]}({_fmt(theirs[1])}) there, but is "
+                            f"{ours[0]}({_fmt(ours[1])}) here")
+    return problems
+
+
+def _fmt(options: Any) -> str:
+    if not isinstance(options, Mapping):
+        return repr(options)
+    return ", ".join(f"{k}={v!r}" for k, v in options.items())
+
+
+class DatasetIterator(Iterator[Any]):
+    """An iteration of a dataset with exact checkpoints.
+
+    Example:
+        >>> it = iter(Dataset.range(3))
+        >>> next(it), it.get_state()["iterator"]
+        (np.int64(0), {'pos': 1, 'pins': None})
+    """
+
+    def __init__(self, dataset: Dataset) -> None:
+        self._dataset = dataset
+        self._it = dataset._make_iter(None)
+
+    def __iter__(self) -> "DatasetIterator":
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._it)
+
+    def get_next(self) -> Any:
+        """``next(self)`` (tf.data's iterator method name).
+
+        Example:
+            >>> iter(Dataset.range(2)).get_next()
+            np.int64(0)
+        """
+        return next(self._it)
+
+    def get_state(self) -> dict[str, Any]:
+        """The position after the last element returned (JSON-able).
+
+        Example:
+            >>> sorted(iter(Dataset.range(1)).get_state())
+            ['format', 'iterator', 'plan', 'shuffles', 'version']
+        """
+        return {"version": STATE_VERSION, "format": STATE_FORMAT, "plan": plan_of(self._dataset),
+                "iterator": self._it.state(),
+                "shuffles": [s._generator_state() for s in _shuffles(self._dataset)]}
+
+    def set_state(self, state: Mapping[str, Any]) -> None:
+        """Continues exactly where ``state`` was taken; refuses a state of another
+        pipeline or other data, naming the difference.
+
+        Example:
+            >>> it = iter(Dataset.range(5))
+            >>> it.set_state(iter(Dataset.range(4)).get_state())
+            Traceback (most recent call last):
+            ...
+            minibatcher.errors.CheckpointError: cannot restore this checkpoint: step 0 was source(source='RangeSource', fingerprint=[0, 4, 1, '<i8']) there, but is source(source='RangeSource', fingerprint=[0, 5, 1, '<i8']) here; build the pipeline with the same data and options as the one that wrote the checkpoint
+        """
+        if not isinstance(state, Mapping):
+            raise CheckpointError(f"a checkpoint state should be a dict, but got "
+                                  f"{type(state).__name__}")
+        if state.get("format") != STATE_FORMAT or state.get("version") != STATE_VERSION:
+            raise CheckpointError(
+                f"checkpoint state should have format {STATE_FORMAT!r} version {STATE_VERSION}, "
+                f"but got format={state.get('format')!r} version={state.get('version')!r}")
+        problems = _plan_differences(state.get("plan"), plan_of(self._dataset))
+        if problems:
+            raise CheckpointError("cannot restore this checkpoint: " + "; ".join(problems) +
+                                  "; build the pipeline with the same data and options as the one "
+                                  "that wrote the checkpoint")
+        try:
+            self._it = self._dataset._make_iter(state["iterator"])
+            for node, saved in zip(_shuffles(self._dataset), state.get("shuffles", [])):
+                node._restore_generator(saved)
+        except MinibatcherError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            raise CheckpointError(f"the checkpoint's iterator state is malformed: "
+                                  f"{type(e).__name__}: {e}") from e

@@ -1,0 +1,289 @@
+"""Positional transformations: ``skip``, ``take``, ``shard``, ``repeat``.
+
+Over an input with a view they are views themselves (strides of it: O(1)
+seeks); otherwise iterators that count. ``repeat`` starts a fresh iteration
+of its input each time (so shuffles inside reshuffle); it is a view only when
+its input has one and no randomness.
+
+Example:
+    >>> from minibatcher.tfdata import Dataset
+    >>> [int(x) for x in Dataset.range(10).shard(3, 2).skip(1).take(1)]
+    [5]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.state import require
+from ..errors import ConfigError
+from .core import INFINITE, UNKNOWN, Iter, View, clamp_count
+from .dataset import Dataset
+from .transforms import _is_random, _PassIter, _Unary
+
+
+# -- slices: skip, take, shard -----------------------------------------------------------------
+
+class _StrideView(View):
+    """Elements ``start, start+step, ...`` (below ``stop``) of a parent view."""
+
+    def __init__(self, parent: View, start: int, stop: int, step: int = 1) -> None:
+        self.parent, self.start, self.step = parent, start, step
+        stop = min(stop, len(parent))
+        self._length = max(0, -(-(stop - start) // step))
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: int) -> Any:
+        return self.parent[self.start + index * self.step]
+
+    def read(self, start: int, stop: int) -> list[Any]:
+        if self.step == 1:
+            return self.parent.read(self.start + start, self.start + stop)
+        return [self.parent[self.start + i * self.step] for i in range(start, stop)]
+
+    def pins(self) -> Any:
+        return self.parent.pins()
+
+
+class _SkipIter(_PassIter):
+    def __init__(self, parent: Iter, left: int) -> None:
+        super().__init__(parent)
+        self.left = left
+
+    def __next__(self) -> Any:
+        if self.left:
+            if self.left < 0:
+                self.parent.skip(2**62)
+                while True:
+                    next(self.parent)  # an infinite input: skip(-1) never ends, as in TF
+            self.left -= self.parent.skip(self.left)
+            if self.left:
+                raise StopIteration
+        return next(self.parent)
+
+    def skip(self, count: int) -> int:
+        if self.left > 0:
+            self.left -= self.parent.skip(self.left)
+        return self.parent.skip(count)
+
+    def state(self) -> dict[str, Any]:
+        return {"in": self.parent.state(), "left": self.left}
+
+
+class _TakeIter(_PassIter):
+    def __init__(self, parent: Iter, left: int) -> None:
+        super().__init__(parent)
+        self.left = left
+
+    def __next__(self) -> Any:
+        if self.left == 0:
+            raise StopIteration
+        x = next(self.parent)
+        if self.left > 0:
+            self.left -= 1
+        return x
+
+    def skip(self, count: int) -> int:
+        count = count if self.left < 0 else min(count, self.left)
+        done = self.parent.skip(count)
+        if self.left > 0:
+            self.left -= done
+        return done
+
+    def state(self) -> dict[str, Any]:
+        return {"in": self.parent.state(), "left": self.left}
+
+
+class _ShardIter(_PassIter):
+    def __init__(self, parent: Iter, num_shards: int, index: int, consumed: int) -> None:
+        super().__init__(parent)
+        self.n, self.index, self.consumed = num_shards, index, consumed
+
+    def __next__(self) -> Any:
+        gap = (self.index - self.consumed) % self.n
+        skipped = self.parent.skip(gap)
+        self.consumed += skipped
+        if skipped < gap:
+            raise StopIteration
+        x = next(self.parent)
+        self.consumed += 1
+        return x
+
+    def state(self) -> dict[str, Any]:
+        return {"in": self.parent.state(), "consumed": self.consumed}
+
+
+class _Positional(_Unary):
+    """skip / take / shard: a stride view over a parent view, else an iterator."""
+
+    def _cardinality(self) -> int:
+        n = self._parent._cardinality()
+        if n >= 0:
+            return len(self._stride(_Len(n)))
+        if n == INFINITE and isinstance(self, TakeDataset) and self._count >= 0:
+            return self._count
+        return n
+
+    def _make_view(self, pins: Any) -> View:
+        return self._stride(self._parent._make_view(pins))
+
+    def _stride(self, parent: View) -> View:
+        raise NotImplementedError
+
+
+class _Len(View):
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, index: int) -> Any:
+        raise IndexError(index)
+
+
+class SkipDataset(_Positional):
+    """``skip(count)``."""
+
+    def __init__(self, parent: Dataset, count: int) -> None:
+        super().__init__(parent)
+        self._count = clamp_count(int(count))
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "skip", "count": self._count}
+
+    def _stride(self, parent: View) -> View:
+        start = len(parent) if self._count < 0 else self._count
+        return _StrideView(parent, start, len(parent))
+
+    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+        if self._has_view():
+            return super()._make_iter(state)
+        if state is None:
+            return _SkipIter(self._parent._make_iter(None), self._count)
+        return _SkipIter(self._parent._make_iter(require(state, "in")), int(require(state, "left")))
+
+
+class TakeDataset(_Positional):
+    """``take(count)``."""
+
+    def __init__(self, parent: Dataset, count: int) -> None:
+        super().__init__(parent)
+        self._count = clamp_count(int(count))
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "take", "count": self._count}
+
+    def _stride(self, parent: View) -> View:
+        stop = len(parent) if self._count < 0 else self._count
+        return _StrideView(parent, 0, stop)
+
+    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+        if self._has_view():
+            return super()._make_iter(state)
+        if state is None:
+            return _TakeIter(self._parent._make_iter(None), self._count)
+        return _TakeIter(self._parent._make_iter(require(state, "in")), int(require(state, "left")))
+
+
+class ShardDataset(_Positional):
+    """``shard(num_shards, index)``: positions ``p`` with ``p % num_shards == index``."""
+
+    def __init__(self, parent: Dataset, num_shards: int, index: int) -> None:
+        super().__init__(parent)
+        num_shards, index = int(num_shards), int(index)
+        if num_shards < 1:
+            raise ConfigError(f"num_shards should be at least 1, but got num_shards={num_shards}")
+        if not 0 <= index < num_shards:
+            raise ConfigError(f"index should be between 0 and {num_shards - 1}, but got "
+                              f"index={index}")
+        self._n, self._index = num_shards, index
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "shard", "num_shards": self._n, "index": self._index}
+
+    def _stride(self, parent: View) -> View:
+        return _StrideView(parent, self._index, len(parent), self._n)
+
+    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+        if self._has_view():
+            return super()._make_iter(state)
+        if state is None:
+            return _ShardIter(self._parent._make_iter(None), self._n, self._index, 0)
+        return _ShardIter(self._parent._make_iter(require(state, "in")), self._n, self._index,
+                          int(require(state, "consumed")))
+
+
+# -- repeat ------------------------------------------------------------------------------------
+
+class _RepeatView(View):
+    def __init__(self, parent: View, count: int) -> None:
+        self.parent, self.count, self.n = parent, count, len(parent)
+
+    def __len__(self) -> int:
+        return self.n * self.count
+
+    def __getitem__(self, index: int) -> Any:
+        return self.parent[index % self.n]
+
+
+class _RepeatIter(Iter):
+    def __init__(self, dataset: Dataset, count: int, rep: int, inner: dict[str, Any] | None,
+                 started: bool) -> None:
+        self.dataset, self.count, self.rep = dataset, count, rep
+        self.cur: Iter | None = dataset._make_iter(inner) if started else None
+
+    def __next__(self) -> Any:
+        while self.count < 0 or self.rep < self.count:
+            fresh = self.cur is None
+            if fresh:
+                self.cur = self.dataset._make_iter(None)
+            try:
+                return next(self.cur)
+            except StopIteration:
+                self.cur = None
+                self.rep += 1
+                if fresh and self.count < 0:
+                    self.count = self.rep  # an empty input ends a forever-repeat (as TF)
+        raise StopIteration
+
+    def state(self) -> dict[str, Any]:
+        return {"rep": self.rep, "count": self.count,
+                "in": None if self.cur is None else self.cur.state()}
+
+
+class RepeatDataset(_Unary):
+    """``repeat(count)``: fresh iterations of the input (reshuffling shuffles draw
+    new seeds); a view only when the input has one and no randomness."""
+
+    def __init__(self, parent: Dataset, count: int) -> None:
+        super().__init__(parent)
+        self._count = clamp_count(int(count))
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "repeat", "count": self._count}
+
+    def _has_view(self) -> bool:
+        return self._count >= 0 and self._parent._has_view() and not _is_random(self._parent)
+
+    def _make_view(self, pins: Any) -> View:
+        return _RepeatView(self._parent._make_view(None), self._count)
+
+    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+        if self._has_view():
+            return super()._make_iter(state)
+        if state is None:
+            return _RepeatIter(self._parent, self._count, 0, None, False)
+        inner = require(state, "in")
+        return _RepeatIter(self._parent, int(require(state, "count")), int(require(state, "rep")),
+                           inner, inner is not None)
+
+    def _cardinality(self) -> int:
+        n = self._parent._cardinality()
+        if self._count == 0 or n == 0:
+            return 0
+        if self._count < 0 or n == INFINITE:
+            return INFINITE
+        return UNKNOWN if n == UNKNOWN else n * self._count

@@ -1,0 +1,268 @@
+"""``Dataset.shuffle``: tf.data's buffer shuffle, bit for bit, and resumable.
+
+The algorithm (``shuffle_dataset_op.cc``): fill the buffer up to
+``buffer_size`` elements, draw ``r`` from the iterator's Philox stream, emit
+the element at ``start + r % (end - start)``, move the element at ``start``
+into its slot, ``start += 1``. Iteration ``k`` of a shuffle uses the seeds
+:func:`~minibatcher.tfdata.philox.iteration_seeds` gives (per-iteration
+draws of a RandomSeedGenerator, or fixed seeds without reshuffling).
+
+Resuming: which upstream *positions* the buffer holds after ``t`` emissions
+depends only on ``(seeds, buffer_size, t)`` and the upstream length, so it is
+simulated on integers (no data read). Over an input with a view the shuffle
+itself is a view (position -> upstream position); otherwise a restore reads
+the input again from the start of the iteration, keeping only what the
+buffer held (docs/design/tfdata-state.md).
+
+Example:
+    >>> from minibatcher.tfdata import Dataset
+    >>> [int(x) for x in Dataset.range(5).shuffle(2, seed=7)] == ShuffleOrder(
+    ...     iteration_seeds(87654321, 7, 0, True), 2, 5).advance(5)
+    True
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+from ..engine.state import require
+from ..errors import CheckpointError, ConfigError
+from .core import INFINITE, Iter, View
+from .dataset import Dataset
+from .philox import Draws, iteration_seeds
+from .seeds import shuffle_seeds
+
+_NO_END = 2**62
+
+
+class ShuffleOrder:
+    """The positions a shuffle emits over an input of ``length`` elements
+    (``None``: not known to end), computed incrementally.
+
+    Example:
+        >>> o = ShuffleOrder((1, 2), 3, 6)
+        >>> first = o.advance(2); rest = o.advance(10)
+        >>> sorted(first + rest), o.emitted
+        ([0, 1, 2, 3, 4, 5], 6)
+    """
+
+    def __init__(self, seeds: tuple[int, int], buffer_size: int, length: int | None) -> None:
+        self.draws = Draws(*seeds)
+        self.buffer_size = buffer_size
+        self.length = _NO_END if length is None else length
+        self.buf: list[int] = []
+        self.head = 0
+        self.end = 0
+        self.emitted = 0
+
+    def _fill(self) -> None:
+        want = min(self.length, self.end + self.buffer_size - (len(self.buf) - self.head))
+        if want > self.end:
+            self.buf.extend(range(self.end, want))
+            self.end = want
+
+    def advance(self, count: int) -> list[int]:
+        """The next ``count`` positions (fewer at the end)."""
+        out: list[int] = []
+        buf, draws = self.buf, self.draws
+        for _ in range(count):
+            self._fill()
+            h = self.head
+            size = len(buf) - h
+            if size == 0:
+                break
+            j = h + draws.next() % size
+            out.append(buf[j])
+            buf[j] = buf[h]
+            self.head = h + 1
+            if self.head > 4096 and self.head * 2 > len(buf):
+                del buf[:self.head]
+                self.head = 0
+        self.emitted += len(out)
+        return out
+
+    def held(self) -> list[int]:
+        """Positions in the buffer now, in buffer order."""
+        return self.buf[self.head:]
+
+
+class _ShuffleView(View):
+    """A shuffle over an input view: emitted position -> input position."""
+
+    def __init__(self, parent: View, seeds: tuple[int, int], buffer_size: int,
+                 pins: dict[str, Any]) -> None:
+        self.parent = parent
+        self.order = ShuffleOrder(seeds, buffer_size, len(parent))
+        self.positions = array("q")
+        self._pins = pins
+        self._length = len(parent)
+
+    def __len__(self) -> int:
+        return self._length
+
+    def _ensure(self, stop: int) -> None:
+        missing = stop - len(self.positions)
+        if missing > 0:
+            self.positions.extend(self.order.advance(max(missing, 4096)))
+
+    def __getitem__(self, index: int) -> Any:
+        self._ensure(index + 1)
+        return self.parent[self.positions[index]]
+
+    def read(self, start: int, stop: int) -> list[Any]:
+        self._ensure(stop)
+        parent = self.parent
+        return [parent[p] for p in self.positions[start:stop]]
+
+    def pins(self) -> Any:
+        return self._pins
+
+
+class _ShuffleIter(Iter):
+    """A shuffle of real elements (input without a view)."""
+
+    def __init__(self, node: "ShuffleDataset", k: int, state: dict[str, Any] | None) -> None:
+        self.node, self.k = node, k
+        self.seeds = node._seeds_of(k)
+        self.buffer_size = node._buffer_size
+        if state is None:
+            self.parent = node._parent._make_iter(None)
+            self.start_state = self.parent.state()
+            self.buf: list[Any] = []
+            self.head = self.end = self.emitted = 0
+            self.done = False
+            self.draws = Draws(*self.seeds)
+        else:
+            self._restore(state)
+
+    def _restore(self, state: dict[str, Any]) -> None:
+        self.start_state = require(state, "in0")
+        t, end, done = (int(require(state, k)) for k in ("emitted", "end", "done"))
+        order = ShuffleOrder(self.seeds, self.buffer_size, end if done else None)
+        order.advance(t)
+        if order.emitted != t or order.end != end:
+            raise CheckpointError("the shuffle checkpoint is inconsistent (emitted "
+                                  f"{t}, read {end}); it was not written by this pipeline")
+        slots = {pos: i for i, pos in enumerate(order.held())}
+        self.buf = [None] * len(slots)
+        self.parent = self.node._parent._make_iter(self.start_state)
+        for pos in range(order.end):
+            try:
+                x = next(self.parent)
+            except StopIteration:
+                raise CheckpointError(f"the shuffle's input ended after {pos} elements, but the "
+                                      f"checkpoint had read {order.end}; the data changed") from None
+            slot = slots.get(pos)
+            if slot is not None:
+                self.buf[slot] = x
+        self.head, self.end, self.emitted, self.done = 0, order.end, t, bool(done)
+        self.draws = Draws(*self.seeds, start=t)
+
+    def __next__(self) -> Any:
+        buf = self.buf
+        while not self.done and len(buf) - self.head < self.buffer_size:
+            try:
+                buf.append(next(self.parent))
+                self.end += 1
+            except StopIteration:
+                self.done = True
+        h = self.head
+        size = len(buf) - h
+        if size == 0:
+            raise StopIteration
+        j = h + self.draws.next() % size
+        out = buf[j]
+        buf[j] = buf[h]
+        buf[h] = None
+        self.head = h + 1
+        if self.head > 4096 and self.head * 2 > len(buf):
+            del buf[:self.head]
+            self.head = 0
+        self.emitted += 1
+        return out
+
+    def state(self) -> dict[str, Any]:
+        return {**self.node._pins_of(self.k), "emitted": self.emitted, "end": self.end,
+                "done": self.done, "in0": self.start_state}
+
+
+class ShuffleDataset(Dataset):
+    """``shuffle(buffer_size, seed, reshuffle_each_iteration)``.
+
+    The node counts the iterations started (TF's seed generator resource):
+    iterating the dataset again, or a ``repeat`` around it, starts the next
+    one; a restore sets the count to the restored iteration + 1.
+    """
+
+    _random = True
+
+    def __init__(self, parent: Dataset, buffer_size: int, seed: int | None,
+                 reshuffle: bool | None) -> None:
+        if not isinstance(parent, Dataset):
+            raise TypeError(f"expected a Dataset, but got {type(parent).__name__}")
+        buffer_size = int(buffer_size)
+        if buffer_size < 1:
+            raise ConfigError(f"buffer_size should be greater than zero, but got "
+                              f"buffer_size={buffer_size}")
+        self._parent = parent
+        self._buffer_size = buffer_size
+        self._seed, self._seed2, self._seeded = shuffle_seeds(seed)
+        self._reshuffle = True if reshuffle is None else bool(reshuffle)
+        self.iterations_started = 0
+
+    def _inputs(self) -> tuple[Dataset, ...]:
+        return (self._parent,)
+
+    def _spec(self) -> dict[str, Any]:
+        seeds = [self._seed, self._seed2] if self._seeded else "unseeded"
+        return {"op": "shuffle", "buffer_size": self._buffer_size, "seeds": seeds,
+                "reshuffle_each_iteration": self._reshuffle}
+
+    def _seeds_of(self, k: int) -> tuple[int, int]:
+        return iteration_seeds(self._seed, self._seed2, k, self._reshuffle)
+
+    def _pins_of(self, k: int) -> dict[str, Any]:
+        pins: dict[str, Any] = {"k": k}
+        if not self._seeded:
+            pins["seeds"] = [self._seed, self._seed2]
+        return pins
+
+    def _take_iteration(self, pins: dict[str, Any] | None) -> int:
+        if pins is None:
+            k = self.iterations_started
+        else:
+            k = int(require(pins, "k"))
+            if not self._seeded and "seeds" in pins:
+                self._seed, self._seed2 = (int(s) for s in pins["seeds"])
+        self.iterations_started = k + 1
+        return k
+
+    def _generator_state(self) -> dict[str, Any]:
+        """The seed generator: iterations started (and the seeds when unseeded)."""
+        out: dict[str, Any] = {"started": self.iterations_started}
+        if not self._seeded:
+            out["seeds"] = [self._seed, self._seed2]
+        return out
+
+    def _restore_generator(self, saved: dict[str, Any]) -> None:
+        self.iterations_started = int(require(saved, "started"))
+        if not self._seeded and "seeds" in saved:
+            self._seed, self._seed2 = (int(s) for s in saved["seeds"])
+
+    def _has_view(self) -> bool:
+        return self._parent._has_view()
+
+    def _make_view(self, pins: Any) -> View:
+        k = self._take_iteration(pins)
+        parent = self._parent._make_view(None if pins is None else pins.get("in"))
+        return _ShuffleView(parent, self._seeds_of(k), self._buffer_size,
+                            {**self._pins_of(k), "in": parent.pins()})
+
+    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+        if self._has_view():
+            return super()._make_iter(state)
+        return _ShuffleIter(self, self._take_iteration(state), state)
+
+    def _cardinality(self) -> int:
+        return self._parent._cardinality()

@@ -1,0 +1,294 @@
+"""Leaf datasets and the *record source* protocol that formats implement.
+
+A record source is random access to the records of a format: ``len(source)``
+records, ``source[i]`` the i-th as a NumPy value (or ``bytes``), an optional
+block read ``source.read(start, stop)``, and ``source.fingerprint()``, a
+JSON-able identity (file names, sizes, digests: no modification times) that
+checkpoints are validated against. :class:`SourceDataset` turns one into a
+:class:`~minibatcher.tfdata.Dataset` whose iterators *seek*: ``skip``,
+``shard``, ``take`` and every restore jump to a record index without reading
+what comes before (docs/design/tfdata-state.md has a guide for implementers).
+
+Example:
+    >>> class Squares:
+    ...     def __len__(self): return 4
+    ...     def __getitem__(self, i): return i * i
+    ...     def fingerprint(self): return {"squares": 4}
+    >>> [int(x) for x in SourceDataset(Squares()).skip(1)]
+    [1, 4, 9]
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Callable, Protocol, runtime_checkable
+
+import numpy as np
+
+from ..engine.state import require
+from ..errors import ConfigError
+from .core import Iter, View
+from .dataset import Dataset
+from .structure import flatten, is_structure, pack_as, to_array, to_leaf
+
+
+@runtime_checkable
+class RecordSource(Protocol):
+    """Random access to the records of a format (see the module docstring)."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, index: int) -> Any: ...
+
+    def fingerprint(self) -> Any: ...
+
+
+class SourceView(View):
+    """The view of a record source (block reads when the source has ``read``)."""
+
+    def __init__(self, source: RecordSource) -> None:
+        self.source = source
+        self._length = len(source)
+        self._read = getattr(source, "read", None)
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: int) -> Any:
+        return self.source[index]
+
+    def read(self, start: int, stop: int) -> list[Any]:
+        if self._read is not None:
+            return list(self._read(start, stop))
+        return [self.source[i] for i in range(start, stop)]
+
+
+class SourceDataset(Dataset):
+    """A dataset over a :class:`RecordSource` (records in index order).
+
+    Example:
+        >>> len(SourceDataset(RangeSource(0, 10, 3)))
+        4
+    """
+
+    def __init__(self, source: RecordSource) -> None:
+        if not isinstance(source, RecordSource):
+            raise TypeError("source should implement __len__, __getitem__ and fingerprint() "
+                            f"(the record source protocol), but got {type(source).__name__}")
+        self.source = source
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "source", "source": type(self.source).__name__,
+                "fingerprint": self.source.fingerprint()}
+
+    def _has_view(self) -> bool:
+        return True
+
+    def _make_view(self, pins: Any) -> View:
+        return SourceView(self.source)
+
+    def _cardinality(self) -> int:
+        return len(self.source)
+
+
+class RangeSource:
+    """``Dataset.range``'s records: Python's range arithmetic, int64 scalars.
+
+    Example:
+        >>> s = RangeSource(2, 9, 3); len(s), s[2]
+        (3, np.int64(8))
+    """
+
+    def __init__(self, start: int, stop: int, step: int, dtype: Any = np.int64) -> None:
+        if step == 0:
+            raise ConfigError("step should not be 0, but got step=0")
+        self.range = range(int(start), int(stop), int(step))
+        self.dtype = np.dtype(dtype)
+
+    def __len__(self) -> int:
+        return len(self.range)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.dtype.type(self.range[index])
+
+    def read(self, start: int, stop: int) -> list[Any]:
+        return list(np.arange(self.range[start], self.range.start + stop * self.range.step,
+                              self.range.step, dtype=self.dtype)) if stop > start else []
+
+    def fingerprint(self) -> Any:
+        r = self.range
+        return [r.start, r.stop, r.step, self.dtype.str]
+
+
+def range_dataset(*args: int, output_type: Any = None) -> Dataset:
+    """``Dataset.range`` (see there).
+
+    Example:
+        >>> [int(x) for x in range_dataset(3)]
+        [0, 1, 2]
+    """
+    if not 1 <= len(args) <= 3:
+        raise TypeError(f"range takes 1 to 3 integers (stop | start, stop[, step]), got {args!r}")
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    return SourceDataset(RangeSource(start, stop, step, output_type or np.int64))
+
+
+def _digest_leaf(leaf: np.ndarray) -> str:
+    h = hashlib.blake2b(digest_size=8)
+    h.update(f"{leaf.dtype.str}{leaf.shape}".encode())
+    if leaf.dtype == object:
+        for v in leaf.reshape(-1):
+            h.update(repr(v).encode())
+    else:
+        h.update(np.ascontiguousarray(leaf).tobytes())
+    return h.hexdigest()
+
+
+class SlicesSource:
+    """Rows of in-memory arrays (``Dataset.from_tensor_slices``).
+
+    Example:
+        >>> s = SlicesSource({"x": [1, 2], "y": ["a", "b"]}); s[1]
+        {'x': np.int32(2), 'y': b'b'}
+    """
+
+    def __init__(self, tensors: Any) -> None:
+        self.template = tensors
+        self.leaves = [to_array(v) for v in flatten(tensors)]
+        lengths = {leaf.shape[0] if leaf.ndim else None for leaf in self.leaves}
+        if None in lengths:
+            raise ConfigError("from_tensor_slices needs values with at least one dimension, "
+                              "but got a scalar; use from_tensors for a single element")
+        if len(lengths) != 1:
+            raise ConfigError("from_tensor_slices needs values with the same first dimension, "
+                              f"but got first dimensions {sorted(lengths)}")
+        self._length = lengths.pop()
+        self._structured = is_structure(tensors)
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: int) -> Any:
+        if self._structured:
+            return pack_as(self.template, [leaf[index] for leaf in self.leaves])
+        return self.leaves[0][index]
+
+    def fingerprint(self) -> Any:
+        return [_digest_leaf(leaf) for leaf in self.leaves]
+
+
+def slices_dataset(tensors: Any) -> Dataset:
+    """``Dataset.from_tensor_slices`` (see there).
+
+    Example:
+        >>> len(slices_dataset([[1, 2], [3, 4], [5, 6]]))
+        3
+    """
+    return SourceDataset(SlicesSource(tensors))
+
+
+def tensors_dataset(tensors: Any) -> Dataset:
+    """``Dataset.from_tensors``: one element.
+
+    Example:
+        >>> list(tensors_dataset("x"))
+        [b'x']
+    """
+    leaves = [to_leaf(v) for v in flatten(tensors)]
+    element = pack_as(tensors, leaves) if is_structure(tensors) else leaves[0]
+    return SourceDataset(ElementsSource([element]))
+
+
+class ElementsSource:
+    """A list of ready elements (the windows of group_by_window, from_tensors).
+
+    Example:
+        >>> ElementsSource([b"a"])[0]
+        b'a'
+    """
+
+    def __init__(self, elements: list[Any]) -> None:
+        self.elements = elements
+
+    def __len__(self) -> int:
+        return len(self.elements)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.elements[index]
+
+    def read(self, start: int, stop: int) -> list[Any]:
+        return self.elements[start:stop]
+
+    def fingerprint(self) -> Any:
+        return len(self.elements)
+
+
+class _GeneratorIter(Iter):
+    def __init__(self, dataset: "GeneratorDataset", consumed: int) -> None:
+        self._convert = dataset._convert
+        self._it = iter(dataset._generator(*dataset._args))
+        self.consumed = 0
+        if consumed and self.skip(consumed) != consumed:
+            from ..errors import CheckpointError
+            raise CheckpointError(f"the generator gave fewer than the {consumed} elements the "
+                                  "checkpoint had already read; it must give the same elements "
+                                  "on every call")
+
+    def __next__(self) -> Any:
+        value = self._convert(next(self._it))
+        self.consumed += 1
+        return value
+
+    def skip(self, count: int) -> int:
+        done = 0
+        for _ in range(count):
+            try:
+                next(self._it)
+            except StopIteration:
+                break
+            done += 1
+        self.consumed += done
+        return done
+
+    def state(self) -> dict[str, Any]:
+        return {"consumed": self.consumed}
+
+
+class GeneratorDataset(Dataset):
+    """``Dataset.from_generator``: no random access; a restore re-reads and skips.
+
+    Example:
+        >>> ds = GeneratorDataset(lambda n: range(n), None, (3,), None)
+        >>> it = iter(ds); _ = next(it); s = it.get_state()
+        >>> it2 = iter(ds); it2.set_state(s); [int(x) for x in it2]
+        [1, 2]
+    """
+
+    def __init__(self, generator: Callable[..., Any], output_types: Any, args: Any,
+                 output_signature: Any) -> None:
+        if not callable(generator):
+            raise TypeError(f"generator should be a callable returning an iterable, but got "
+                            f"{type(generator).__name__}; pass a function, not a generator object")
+        self._generator = generator
+        self._args = tuple(args) if args is not None else ()
+        types = output_types
+        if types is None and output_signature is not None:
+            leaves = [getattr(s, "dtype", None) for s in flatten(output_signature)]
+            types = pack_as(output_signature, leaves)
+        self._types = types
+
+    def _convert(self, value: Any) -> Any:
+        if self._types is None:
+            leaves = [to_leaf(v) for v in flatten(value)]
+        else:
+            kinds = [None if t is None else np.dtype(getattr(t, "as_numpy_dtype", t))
+                     for t in flatten(self._types)]
+            leaves = [to_leaf(v) if k is None or k == object else np.asarray(v, dtype=k)[()]
+                      for v, k in zip(flatten(value), kinds)]
+        return pack_as(value, leaves) if is_structure(value) else leaves[0]
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "from_generator", "generator": getattr(self._generator, "__qualname__", "?")}
+
+    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+        return _GeneratorIter(self, 0 if state is None else int(require(state, "consumed")))

@@ -1,0 +1,198 @@
+"""Element-wise transformations: ``map``, ``filter``, ``prefetch``.
+
+A map over an input with a view is a view (the function runs when an element
+is read; skips do not call it); a filter has no view (which elements pass is
+known only by reading them). Both keep their input's element addresses.
+
+Example:
+    >>> from minibatcher.tfdata import Dataset
+    >>> [int(x) for x in Dataset.range(6).filter(lambda x: x % 2 == 1).map(lambda x: x * 3)]
+    [3, 9, 15]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..engine.state import require
+from .core import INFINITE, UNKNOWN, Iter, View
+from .dataset import Dataset
+from .structure import call
+
+
+class _Unary(Dataset):
+    """A transformation of one input dataset."""
+
+    def __init__(self, parent: Dataset) -> None:
+        if not isinstance(parent, Dataset):
+            raise TypeError(f"expected a Dataset, but got {type(parent).__name__}")
+        self._parent = parent
+
+    def _inputs(self) -> tuple[Dataset, ...]:
+        return (self._parent,)
+
+    def _has_view(self) -> bool:
+        return self._parent._has_view()
+
+
+class _PassIter(Iter):
+    """An iterator over one parent whose elements keep the parent's addresses."""
+
+    def __init__(self, parent: Iter) -> None:
+        self.parent = parent
+        self.addressable = parent.addressable
+
+    @property
+    def address(self) -> int:
+        return self.parent.address
+
+    def refetch(self, address: int) -> Any:
+        return self.parent.refetch(address)
+
+
+# -- map ---------------------------------------------------------------------------------------
+
+class _MapView(View):
+    def __init__(self, parent: View, fn: Callable[..., Any]) -> None:
+        self.parent, self.fn = parent, fn
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+    def __getitem__(self, index: int) -> Any:
+        return call(self.fn, self.parent[index])
+
+    def read(self, start: int, stop: int) -> list[Any]:
+        fn = self.fn
+        return [call(fn, x) for x in self.parent.read(start, stop)]
+
+    def pins(self) -> Any:
+        return self.parent.pins()
+
+
+class _MapIter(_PassIter):
+    def __init__(self, parent: Iter, fn: Callable[..., Any]) -> None:
+        super().__init__(parent)
+        self.fn = fn
+
+    def __next__(self) -> Any:
+        return call(self.fn, next(self.parent))
+
+    def state(self) -> dict[str, Any]:
+        return {"in": self.parent.state()}
+
+    def skip(self, count: int) -> int:
+        return self.parent.skip(count)
+
+    def refetch(self, address: int) -> Any:
+        return call(self.fn, self.parent.refetch(address))
+
+
+def _fn_name(fn: Callable[..., Any]) -> str:
+    return getattr(fn, "__qualname__", type(fn).__name__)
+
+
+class MapDataset(_Unary):
+    """``map``: the function is applied when an element is read (skips do not call it)."""
+
+    def __init__(self, parent: Dataset, fn: Callable[..., Any]) -> None:
+        super().__init__(parent)
+        if not callable(fn):
+            raise TypeError(f"map_func should be callable, but got {type(fn).__name__}")
+        self._fn = fn
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "map", "fn": _fn_name(self._fn)}
+
+    def _make_view(self, pins: Any) -> View:
+        return _MapView(self._parent._make_view(pins), self._fn)
+
+    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+        if self._has_view():
+            return super()._make_iter(state)
+        return _MapIter(self._parent._make_iter(None if state is None else require(state, "in")),
+                        self._fn)
+
+    def _cardinality(self) -> int:
+        return self._parent._cardinality()
+
+
+# -- filter ------------------------------------------------------------------------------------
+
+def _truth(value: Any) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    arr = np.asarray(value)
+    if arr.shape != () or arr.dtype != np.bool_:
+        raise TypeError("the filter predicate should return a scalar boolean, but returned "
+                        f"dtype {arr.dtype} with shape {list(arr.shape)}")
+    return bool(arr)
+
+
+class _FilterIter(_PassIter):
+    def __init__(self, parent: Iter, predicate: Callable[..., Any]) -> None:
+        super().__init__(parent)
+        self.predicate = predicate
+
+    def __next__(self) -> Any:
+        parent, predicate = self.parent, self.predicate
+        while True:
+            x = next(parent)
+            if _truth(call(predicate, x)):
+                return x
+
+    def state(self) -> dict[str, Any]:
+        return {"in": self.parent.state()}
+
+
+class FilterDataset(_Unary):
+    """``filter``: no view (which elements pass is known only by reading them)."""
+
+    def __init__(self, parent: Dataset, predicate: Callable[..., Any]) -> None:
+        super().__init__(parent)
+        if not callable(predicate):
+            raise TypeError(f"predicate should be callable, but got {type(predicate).__name__}")
+        self._predicate = predicate
+
+    def _has_view(self) -> bool:
+        return False
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "filter", "fn": _fn_name(self._predicate)}
+
+    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+        parent = self._parent._make_iter(None if state is None else require(state, "in"))
+        return _FilterIter(parent, self._predicate)
+
+    def _cardinality(self) -> int:
+        return INFINITE if self._parent._cardinality() == INFINITE else UNKNOWN
+
+
+class PrefetchDataset(_Unary):
+    """``prefetch``: accepted for compatibility; elements, order and states are
+    the input's (minibatcher reads in the consuming thread)."""
+
+    def __init__(self, parent: Dataset, buffer_size: int) -> None:
+        super().__init__(parent)
+        self._buffer_size = int(buffer_size)
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "prefetch"}
+
+    def _make_view(self, pins: Any) -> View:
+        return self._parent._make_view(pins)
+
+    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+        return self._parent._make_iter(state)
+
+    def _cardinality(self) -> int:
+        return self._parent._cardinality()
+
+
+def _is_random(dataset: Dataset) -> bool:
+    """Whether a shuffle lies in ``dataset``'s plan (iterations then differ)."""
+    if getattr(dataset, "_random", False):
+        return True
+    return any(_is_random(d) for d in dataset._inputs())

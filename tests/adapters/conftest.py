@@ -1,0 +1,17 @@
+"""Tests that start threads in the pytest process (JAX's CPU backend, a local Ray) run
+after every other test, so that no later test forks DataLoader workers from a
+multithreaded process."""
+
+from __future__ import annotations
+
+import pytest
+
+MARK = "threads_in_process"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{MARK}: starts threads in the pytest process (runs last)")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.get_closest_marker(MARK) is not None)  # stable

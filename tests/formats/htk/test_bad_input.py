@@ -1,0 +1,140 @@
+"""Every bad input of issue 7: a clear error naming the file and line (or byte),
+or, within ``max_errors``, the utterance skipped and counted; never a crash or
+a silent misalignment."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from minibatcher import HTKFeatureDeserializer, HTKMLFDeserializer, MinibatchSource, StreamDef
+from minibatcher.errors import ConfigError, ErrorBudgetExceeded, FileChangedError
+from minibatcher.formats.htk import write_htk
+
+SCP = "u1.mfc=arch.htk[0,4]\nu2.mfc=arch.htk[5,9]\nu3.mfc=arch.htk[10,14]\n"
+MLF = ('#!MLF!#\n"u1.lab"\n0 500000 a\n.\n"u2.lab"\n0 300000 a\n300000 500000 b\n.\n'
+       '"u3.lab"\n0 500000 b\n.\n')
+
+
+def corpus(tmp_path, scp: str = SCP, mlf: str = MLF, frames: int = 15) -> None:
+    write_htk(tmp_path / "arch.htk", np.arange(frames * 2, dtype=np.float32).reshape(frames, 2))
+    (tmp_path / "l.scp").write_text(scp)
+    (tmp_path / "l.mlf").write_text(mlf)
+    (tmp_path / "s.list").write_text("a\nb\n")
+
+
+def source(tmp_path, impl, max_errors: int = 0, shape: int = 2, **options) -> MinibatchSource:
+    f = HTKFeatureDeserializer({"x": StreamDef(scp=str(tmp_path / "l.scp"), shape=shape)},
+                               base_dir=tmp_path, max_errors=max_errors, trace_level=0, impl=impl)
+    y = HTKMLFDeserializer(str(tmp_path / "s.list"), {"y": StreamDef(mlf=str(tmp_path / "l.mlf"),
+                                                                     shape=2)},
+                           max_errors=max_errors, trace_level=0, impl=impl)
+    return MinibatchSource([f, y], randomize=False, max_sweeps=1, **options)
+
+
+def keys_read(src: MinibatchSource) -> list[str]:
+    names = []
+    inner = src.deserializer.parts[0]
+    while mb := src.next_minibatch(100):
+        first = mb["x"].values[mb["x"].offsets[:-1], 0]
+        names += [inner.key_name(int(np.flatnonzero(inner.table().keys == k)[0]))
+                  for k in mb["x"].keys.tolist()]
+        assert first.tolist() == [float(2 * 5 * int(n[1:]) - 10) for n in names[-len(first):]]
+    return names
+
+
+def test_good_corpus(tmp_path, impl):
+    corpus(tmp_path)
+    assert keys_read(source(tmp_path, impl)) == ["u1", "u2", "u3"]
+
+
+def test_missing_archive(tmp_path, impl):
+    corpus(tmp_path, SCP + "u4.mfc=gone.htk[0,4]\n")
+    with pytest.raises(ErrorBudgetExceeded, match=r"l\.scp:4: cannot open archive .*gone\.htk.*: No "
+                                                   r"such file or directory \(1 utterance"):
+        source(tmp_path, impl)
+    src = source(tmp_path, impl, max_errors=1)
+    assert keys_read(src) == ["u1", "u2", "u3"]
+    assert src.deserializer.parts[0].stats.skipped_utterances == 1
+
+
+def test_truncated_archive(tmp_path, impl):
+    corpus(tmp_path)
+    raw = (tmp_path / "arch.htk").read_bytes()
+    (tmp_path / "arch.htk").write_bytes(raw[:-8 * 4])  # 4 of 15 frames lost
+    with pytest.raises(ErrorBudgetExceeded, match=r"l\.scp:1: archive .*arch\.htk.*: the file is "
+                                                   r"truncated: its header promises 15 frames, but "
+                                                   r"only 11 are present; 1 utterance"):
+        source(tmp_path, impl)
+    src = source(tmp_path, impl, max_errors=1)
+    assert keys_read(src) == ["u1", "u2"]
+    assert src.deserializer.parts[0].stats.skipped_utterances == 1
+
+
+def test_range_past_the_end(tmp_path, impl):
+    corpus(tmp_path, SCP.replace("[10,14]", "[10,15]"))
+    with pytest.raises(ErrorBudgetExceeded, match=r"l\.scp:3: frames \[10,15\] end past the end of "
+                                                   r"archive .*arch\.htk.*, which has 15 frames"):
+        source(tmp_path, impl)
+    assert keys_read(source(tmp_path, impl, max_errors=1)) == ["u1", "u2"]
+
+
+def test_wrong_dim(tmp_path, impl):
+    corpus(tmp_path)
+    with pytest.raises(ConfigError, match="stream 'x': shape=4 does not fit archives of 2 values"):
+        source(tmp_path, impl, shape=4)
+
+
+@pytest.mark.parametrize("bad, what", [
+    ('"u2.lab"\n0 300000 a\n400000 500000 b\n', r"l\.mlf:7: entry 'u2' \(line 5\): labels are not "
+                                                r"consecutive: .*frame 4, .*frame 3 \(a gap\)"),
+    ('"u2.lab"\n0 300000 a\n200000 500000 b\n', r"l\.mlf:7: .*\(an overlap\)"),
+    ('"u2.lab"\n0 300000 a\n300000 500000 zz\n', r"l\.mlf:7: entry 'u2' \(line 5\): label 'zz' is "
+                                                 r"not in the label mapping file .*s\.list"),
+])
+def test_bad_mlf_entries(tmp_path, impl, bad, what):
+    corpus(tmp_path, mlf=MLF.replace('"u2.lab"\n0 300000 a\n300000 500000 b\n', bad))
+    with pytest.raises(ErrorBudgetExceeded, match=what):
+        source(tmp_path, impl)
+    # within the budget the entry is skipped, then its utterance has no labels: one more error
+    src = source(tmp_path, impl, max_errors=2)
+    assert keys_read(src) == ["u1", "u3"]
+    labels = src.deserializer.parts[1]
+    assert labels.stats.errors == 2 and labels.stats.skipped_utterances == 2
+
+
+def test_label_feature_length_mismatch(tmp_path, impl):
+    corpus(tmp_path, mlf=MLF.replace("300000 500000 b", "300000 600000 b"))
+    with pytest.raises(ErrorBudgetExceeded, match=r"utterance 'u2' \(.*l\.scp:2\) has 5 frames, but "
+                                                   r"its labels at .*l\.mlf:5 cover 6 frames"):
+        source(tmp_path, impl)
+    assert keys_read(source(tmp_path, impl, max_errors=1)) == ["u1", "u3"]
+
+
+def test_utterance_missing_from_the_mlf(tmp_path, impl):
+    corpus(tmp_path, mlf=MLF.replace('"u3.lab"\n0 500000 b\n.\n', ""))
+    with pytest.raises(ErrorBudgetExceeded, match=r"utterance 'u3' \(.*l\.scp:3\) has no labels in "
+                                                   r".*l\.mlf; the utterance is skipped"):
+        source(tmp_path, impl)
+    src = source(tmp_path, impl, max_errors=1)
+    assert keys_read(src) == ["u1", "u2"] and src.deserializer.dropped_sequences == 1
+
+
+def test_frame_mode_never_misaligns_after_skips(tmp_path, impl):
+    corpus(tmp_path, mlf=MLF.replace("300000 500000 b", "300000 600000 b"))
+    src = source(tmp_path, impl, max_errors=1, frame_mode=True)
+    rows = []
+    while mb := src.next_minibatch(3):
+        rows += list(zip(mb["x"].values[:, 0].tolist(), mb["y"].values.indices.tolist()))
+    assert rows == [(float(2 * f), 0) for f in range(5)] + [(float(2 * f), 1) for f in range(10, 15)]
+
+
+def test_archive_changed_after_indexing(tmp_path, impl):
+    corpus(tmp_path)
+    src = source(tmp_path, impl)
+    write_htk(tmp_path / "arch.htk", np.zeros((15, 2), np.float32))  # same size, new content
+    os.utime(tmp_path / "arch.htk", ns=(1, 1))
+    with pytest.raises(FileChangedError, match=r"arch\.htk: the HTK archive changed"):
+        src.next_minibatch(100)

@@ -1,0 +1,90 @@
+"""A checkpoint after every minibatch restores exactly: frame, sequence and
+truncated-BPTT modes, 1 and 3 workers, randomized and in order (the shared
+every-step helper, tests/engine/resume.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minibatcher import HTKFeatureDeserializer, HTKMLFDeserializer, MinibatchSource, StreamDef
+from minibatcher.errors import CheckpointError
+from minibatcher.formats.htk import write_htk
+
+from ...engine.resume import assert_resumes_exactly
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """40 utterances of 5..40 frames in two archives; labels cycle through 3 classes."""
+    d = tmp_path_factory.mktemp("resume")
+    rng = np.random.default_rng(7)
+    lengths = rng.integers(5, 41, size=40)
+    scp, mlf, start = [], ["#!MLF!#"], {"a.htk": 0, "b.htk": 0}
+    for i, n in enumerate(lengths.tolist()):
+        archive = "a.htk" if i % 3 else "b.htk"
+        scp.append(f"u{i}.mfc={archive}[{start[archive]},{start[archive] + n - 1}]")
+        start[archive] += n
+        mlf += [f'"u{i}.lab"'] + [f"{t} {t + 1} s{(i + t) % 3}" for t in range(n)] + ["."]
+    for archive, n in start.items():
+        frames = np.arange(n * 3, dtype=np.float32).reshape(n, 3) + (1000 if archive == "b.htk" else 0)
+        write_htk(d / archive, frames)
+    (d / "l.scp").write_text("\n".join(scp) + "\n")
+    (d / "l.mlf").write_text("\n".join(mlf) + "\n")
+    (d / "s.list").write_text("s0\ns1\ns2\n")
+    return d
+
+
+def make(corpus, **options):
+    def build() -> MinibatchSource:
+        f = HTKFeatureDeserializer({"x": StreamDef(scp=str(corpus / "l.scp"), shape=3,
+                                                   context=(1, 1))},
+                                   base_dir=corpus, chunk_frames=100, trace_level=0)
+        y = HTKMLFDeserializer(str(corpus / "s.list"),
+                               {"y": StreamDef(mlf=str(corpus / "l.mlf"), shape=3)}, chunk_frames=150)
+        return MinibatchSource([f, y], max_sweeps=2, **options)
+    return build
+
+
+def sizes(step: int) -> int:
+    return [37, 61, 23, 90, 45][step % 5]
+
+
+@pytest.mark.parametrize("workers, rank", [(1, 0), (3, 0), (3, 2)])
+@pytest.mark.parametrize("order", [dict(randomization_window_in_chunks=3),
+                                   dict(randomization_window_in_samples=400, randomization_seed=5),
+                                   dict(randomize=False)])
+def test_frame_mode(corpus, workers, rank, order):
+    assert assert_resumes_exactly(make(corpus, frame_mode=True, num_workers=workers,
+                                       worker_rank=rank, **order), sizes, max_steps=30) > 5
+
+
+@pytest.mark.parametrize("workers, rank", [(1, 0), (3, 1)])
+@pytest.mark.parametrize("order", [dict(randomization_window_in_chunks=3), dict(randomize=False)])
+def test_sequence_mode(corpus, workers, rank, order):
+    assert assert_resumes_exactly(make(corpus, num_workers=workers, worker_rank=rank, **order),
+                                  sizes, max_steps=30) > 5
+
+
+@pytest.mark.parametrize("workers, rank", [(1, 0), (3, 0), (3, 2)])
+def test_truncated_bptt(corpus, workers, rank):
+    make_source = make(corpus, truncation_length=8, num_workers=workers, worker_rank=rank,
+                       randomization_window_in_chunks=3)
+    assert assert_resumes_exactly(make_source, lambda step: 48, max_steps=30) > 5
+
+
+def test_legacy_utterance_mode_resumes(corpus, tmp_path):
+    from minibatcher.formats.htk.legacy import LegacyHTKSource
+
+    def build():
+        f = HTKFeatureDeserializer({"x": StreamDef(scp=str(corpus / "l.scp"), shape=3)},
+                                   base_dir=corpus, chunk_frames=100)
+        return LegacyHTKSource(f, utterances_per_minibatch=2, randomization_window_in_chunks=3,
+                               max_sweeps=2, local_timeline=False, cross_sweep_boundaries=False)
+    assert assert_resumes_exactly(build, sizes, max_steps=30) > 5
+
+
+def test_a_state_of_other_data_is_refused(corpus):
+    state = make(corpus, frame_mode=True)().get_checkpoint_state()
+    with pytest.raises(CheckpointError):
+        make(corpus, frame_mode=False)().restore_from_checkpoint(state)

@@ -203,3 +203,9 @@ def test_reference_matches_native_on_a_corpus(tmp_path: Path) -> None:
             b = reference.read(data, pos, *args)
             assert bytes(a["data"]) == bytes(b["data"]) and a["next"] == b["next"]
             assert a["ends"].tolist() == b["ends"].tolist()
+
+
+@pytest.mark.parametrize("compression", [None, "GZIP"])
+def test_empty_file(tmp_path: Path, impl: str, compression: str | None) -> None:
+    f = TFRecordFile(write(tmp_path / "e", [], compression), compression, impl=impl)
+    assert len(f) == 0 and list(f) == [] and len(f.read()) == 0

@@ -78,6 +78,7 @@ class PlainStream(_Stream):
         ends first) and the stream offset of its first byte."""
         end = self._base + len(self._buf)
         if self._base <= pos and (pos + need <= end or end >= self.file_size):
+            self._eof = end >= self.file_size
             return self._buf[pos - self._base:], pos
         self.check_unchanged()
         n = max(min(need, self.file_size - pos), min(BLOCK, self.file_size - pos), 0)

@@ -23,7 +23,6 @@ Example:
 
 from __future__ import annotations
 
-from array import array
 from typing import Any
 
 from ..engine.state import require
@@ -38,7 +37,8 @@ _NO_END = 2**62
 
 class ShuffleOrder:
     """The positions a shuffle emits over an input of ``length`` elements
-    (``None``: not known to end), computed incrementally.
+    (``None``: not known to end), computed incrementally in pure Python (the
+    reference of the native ``_native.ShuffleOrder``; see :func:`shuffle_order`).
 
     Example:
         >>> o = ShuffleOrder((1, 2), 3, 6)
@@ -87,14 +87,27 @@ class ShuffleOrder:
         return self.buf[self.head:]
 
 
+def shuffle_order(seeds: tuple[int, int], buffer_size: int, length: int | None) -> Any:
+    """The native :class:`ShuffleOrder` (same interface; ``advance`` returns an
+    int64 array).
+
+    Example:
+        >>> shuffle_order((1, 2), 3, 6).advance(6).tolist() == ShuffleOrder((1, 2), 3, 6).advance(6)
+        True
+    """
+    from .. import _native
+    return _native.ShuffleOrder(seeds[0] & (2**64 - 1), seeds[1] & (2**64 - 1), buffer_size,
+                                -1 if length is None else length)
+
+
 class _ShuffleView(View):
     """A shuffle over an input view: emitted position -> input position."""
 
     def __init__(self, parent: View, seeds: tuple[int, int], buffer_size: int,
                  pins: dict[str, Any]) -> None:
         self.parent = parent
-        self.order = ShuffleOrder(seeds, buffer_size, len(parent))
-        self.positions = array("q")
+        self.order = shuffle_order(seeds, buffer_size, len(parent))
+        self.positions: list[int] = []
         self._pins = pins
         self._length = len(parent)
 
@@ -104,7 +117,7 @@ class _ShuffleView(View):
     def _ensure(self, stop: int) -> None:
         missing = stop - len(self.positions)
         if missing > 0:
-            self.positions.extend(self.order.advance(max(missing, 4096)))
+            self.positions.extend(self.order.advance(max(missing, 4096)).tolist())
 
     def __getitem__(self, index: int) -> Any:
         self._ensure(index + 1)
@@ -139,12 +152,12 @@ class _ShuffleIter(Iter):
     def _restore(self, state: dict[str, Any]) -> None:
         self.start_state = require(state, "in0")
         t, end, done = (int(require(state, k)) for k in ("emitted", "end", "done"))
-        order = ShuffleOrder(self.seeds, self.buffer_size, end if done else None)
+        order = shuffle_order(self.seeds, self.buffer_size, end if done else None)
         order.advance(t)
         if order.emitted != t or order.end != end:
             raise CheckpointError("the shuffle checkpoint is inconsistent (emitted "
                                   f"{t}, read {end}); it was not written by this pipeline")
-        slots = {pos: i for i, pos in enumerate(order.held())}
+        slots = {pos: i for i, pos in enumerate(order.held().tolist())}
         self.buf = [None] * len(slots)
         self.parent = self.node._parent._make_iter(self.start_state)
         for pos in range(order.end):

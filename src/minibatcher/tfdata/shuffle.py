@@ -200,40 +200,30 @@ class _ShuffleIter(Iter):
                 "done": self.done, "in0": self.start_state}
 
 
-class ShuffleDataset(Dataset):
-    """``shuffle(buffer_size, seed, reshuffle_each_iteration)``.
+class SeedGenerator:
+    """TF's seed-generator resource of a random dataset node: the node's seeds
+    and the count of iterations it has started (iteration ``k`` uses
+    ``iteration_seeds(seed, seed2, k, reshuffle)``). A restore sets the count
+    to the restored iteration + 1; checkpoints save it (``_generator_state``).
 
-    The node counts the iterations started (TF's seed generator resource):
-    iterating the dataset again, or a ``repeat`` around it, starts the next
-    one; a restore sets the count to the restored iteration + 1.
+    Example:
+        >>> g = SeedGenerator(7, True)
+        >>> g._take_iteration(None), g._take_iteration(None), g._seeds_of(0) == g._seeds_of(0)
+        (0, 1, True)
     """
 
     _random = True
 
-    def __init__(self, parent: Dataset, buffer_size: int, seed: int | None,
-                 reshuffle: bool | None) -> None:
-        if not isinstance(parent, Dataset):
-            raise TypeError(f"expected a Dataset, but got {type(parent).__name__}")
-        buffer_size = int(buffer_size)
-        if buffer_size < 1:
-            raise ConfigError(f"buffer_size should be greater than zero, but got "
-                              f"buffer_size={buffer_size}")
-        self._parent = parent
-        self._buffer_size = buffer_size
+    def __init__(self, seed: int | None, reshuffle: bool | None) -> None:
         self._seed, self._seed2, self._seeded = shuffle_seeds(seed)
         self._reshuffle = True if reshuffle is None else bool(reshuffle)
         self.iterations_started = 0
 
-    def _inputs(self) -> tuple[Dataset, ...]:
-        return (self._parent,)
-
-    def _spec(self) -> dict[str, Any]:
-        seeds = [self._seed, self._seed2] if self._seeded else "unseeded"
-        return {"op": "shuffle", "buffer_size": self._buffer_size, "seeds": seeds,
-                "reshuffle_each_iteration": self._reshuffle}
-
     def _seeds_of(self, k: int) -> tuple[int, int]:
         return iteration_seeds(self._seed, self._seed2, k, self._reshuffle)
+
+    def _seed_spec(self) -> Any:
+        return [self._seed, self._seed2] if self._seeded else "unseeded"
 
     def _pins_of(self, k: int) -> dict[str, Any]:
         pins: dict[str, Any] = {"k": k}
@@ -262,6 +252,34 @@ class ShuffleDataset(Dataset):
         self.iterations_started = int(require(saved, "started"))
         if not self._seeded and "seeds" in saved:
             self._seed, self._seed2 = (int(s) for s in saved["seeds"])
+
+
+class ShuffleDataset(SeedGenerator, Dataset):
+    """``shuffle(buffer_size, seed, reshuffle_each_iteration)``.
+
+    The node counts the iterations started (TF's seed generator resource):
+    iterating the dataset again, or a ``repeat`` around it, starts the next
+    one; a restore sets the count to the restored iteration + 1.
+    """
+
+    def __init__(self, parent: Dataset, buffer_size: int, seed: int | None,
+                 reshuffle: bool | None) -> None:
+        if not isinstance(parent, Dataset):
+            raise TypeError(f"expected a Dataset, but got {type(parent).__name__}")
+        buffer_size = int(buffer_size)
+        if buffer_size < 1:
+            raise ConfigError(f"buffer_size should be greater than zero, but got "
+                              f"buffer_size={buffer_size}")
+        SeedGenerator.__init__(self, seed, reshuffle)
+        self._parent = parent
+        self._buffer_size = buffer_size
+
+    def _inputs(self) -> tuple[Dataset, ...]:
+        return (self._parent,)
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "shuffle", "buffer_size": self._buffer_size, "seeds": self._seed_spec(),
+                "reshuffle_each_iteration": self._reshuffle}
 
     def _has_view(self) -> bool:
         return self._parent._has_view()

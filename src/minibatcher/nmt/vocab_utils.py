@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ConfigError, FormatError
-from ..tfdata.text import line_offsets
+from ..tfdata.text import input_buffer_lines
 
 UNK = "<unk>"
 SOS = "<s>"
@@ -93,7 +93,7 @@ def check_vocab(vocab_file: str, out_dir: str, check_special_token: bool = True,
 def _table_lines(vocabulary_file: str, vocab_size: int | None) -> list[bytes]:
     with open(vocabulary_file, "rb") as f:
         raw = f.read()
-    starts, ends = line_offsets(np.frombuffer(raw, dtype=np.uint8))
+    starts, ends = input_buffer_lines(np.frombuffer(raw, dtype=np.uint8))
     lines = [raw[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
     if vocab_size is not None:
         if vocab_size > len(lines):

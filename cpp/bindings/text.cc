@@ -31,14 +31,16 @@ nb::object owned(std::vector<T>&& values, size_t rows, size_t cols, bool two_d) 
   return nb::ndarray<nb::numpy, T, nb::ndim<1>>(heap->data(), 1, shape, owner).cast();
 }
 
+// The lines; `check_all` validates every range (the kernels that read selected
+// rows validate those rows themselves).
 mb::text::Lines lines_of(const In1<uint8_t>& data, const In1<int64_t>& starts,
-                         const In1<int64_t>& ends) {
+                         const In1<int64_t>& ends, bool check_all) {
   if (starts.shape(0) != ends.shape(0)) {
     throw nb::value_error("starts and ends should have the same length");
   }
   mb::text::Lines lines{data.data(), data.shape(0), starts.data(), ends.data(),
                         int64_t(starts.shape(0))};
-  if (!mb::text::valid(lines)) {
+  if (check_all && !mb::text::valid(lines)) {
     throw nb::value_error("a line range lies outside the text buffer (or ends before it starts)");
   }
   return lines;
@@ -51,7 +53,7 @@ void check_rows(const In1<int64_t>& rows, const In1<int32_t>& keep) {
 }
 
 nb::object count_tokens(In1<uint8_t> data, In1<int64_t> starts, In1<int64_t> ends) {
-  const auto lines = lines_of(data, starts, ends);
+  const auto lines = lines_of(data, starts, ends, true);
   std::vector<int32_t> out(size_t(lines.count));
   {
     nb::gil_scoped_release release;
@@ -63,7 +65,7 @@ nb::object count_tokens(In1<uint8_t> data, In1<int64_t> starts, In1<int64_t> end
 nb::object encode(In1<uint8_t> data, In1<int64_t> starts, In1<int64_t> ends, In1<int64_t> rows,
                   In1<int32_t> keep, const mb::text::Vocab& vocab, int32_t unknown, int32_t sos,
                   int32_t eos, int32_t pad, int64_t width) {
-  const auto lines = lines_of(data, starts, ends);
+  const auto lines = lines_of(data, starts, ends, false);
   check_rows(rows, keep);
   if (width < 0) throw nb::value_error("width should not be negative");
   const size_t n = rows.shape(0);
@@ -75,15 +77,37 @@ nb::object encode(In1<uint8_t> data, In1<int64_t> starts, In1<int64_t> ends, In1
     ok = mb::text::encode(lines, rows.data(), keep.data(), int64_t(n), vocab, spec, out.data());
   }
   if (!ok) {
-    throw nb::value_error("a row index is out of range, a line has fewer tokens than keep asks, "
-                          "or a row does not fit in width");
+    throw nb::value_error("a row index or its line range is out of range, a line has fewer "
+                          "tokens than keep asks, or a row does not fit in width");
   }
   return owned(std::move(out), n, size_t(width), true);
 }
 
+nb::tuple encode_target(In1<uint8_t> data, In1<int64_t> starts, In1<int64_t> ends,
+                        In1<int64_t> rows, In1<int32_t> keep, const mb::text::Vocab& vocab,
+                        int32_t unknown, int32_t sos, int32_t eos, int32_t pad, int64_t width) {
+  const auto lines = lines_of(data, starts, ends, false);
+  check_rows(rows, keep);
+  if (width < 1) throw nb::value_error("width should be at least 1");
+  const size_t n = rows.shape(0);
+  std::vector<int32_t> in(n * size_t(width)), out(n * size_t(width));
+  bool ok;
+  {
+    nb::gil_scoped_release release;
+    ok = mb::text::encode_target(lines, rows.data(), keep.data(), int64_t(n), vocab, unknown, sos,
+                                 eos, pad, width, in.data(), out.data());
+  }
+  if (!ok) {
+    throw nb::value_error("a row index or its line range is out of range, a line has fewer "
+                          "tokens than keep asks, or a row does not fit in width");
+  }
+  return nb::make_tuple(owned(std::move(in), n, size_t(width), true),
+                        owned(std::move(out), n, size_t(width), true));
+}
+
 nb::object encode_chars(In1<uint8_t> data, In1<int64_t> starts, In1<int64_t> ends,
                         In1<int64_t> rows, In1<int32_t> keep, int64_t width_words, int32_t pad) {
-  const auto lines = lines_of(data, starts, ends);
+  const auto lines = lines_of(data, starts, ends, false);
   check_rows(rows, keep);
   if (width_words < 0) throw nb::value_error("width_words should not be negative");
   const size_t n = rows.shape(0), width = size_t(width_words) * mb::text::kCharMaxLen;
@@ -95,8 +119,8 @@ nb::object encode_chars(In1<uint8_t> data, In1<int64_t> starts, In1<int64_t> end
                                 out.data());
   }
   if (!ok) {
-    throw nb::value_error("a row index is out of range, a line has fewer tokens than keep asks, "
-                          "or a row does not fit in width_words");
+    throw nb::value_error("a row index or its line range is out of range, a line has fewer "
+                          "tokens than keep asks, or a row does not fit in width_words");
   }
   return owned(std::move(out), n, width, true);
 }
@@ -123,6 +147,8 @@ void bind_text(nb::module_& m) {
   m.def("text_count_tokens", &count_tokens, "data"_a, "starts"_a, "ends"_a);
   m.def("text_encode", &encode, "data"_a, "starts"_a, "ends"_a, "rows"_a, "keep"_a, "vocab"_a,
         "unknown"_a, "sos"_a, "eos"_a, "pad"_a, "width"_a);
+  m.def("text_encode_target", &encode_target, "data"_a, "starts"_a, "ends"_a, "rows"_a, "keep"_a,
+        "vocab"_a, "unknown"_a, "sos"_a, "eos"_a, "pad"_a, "width"_a);
   m.def("text_encode_chars", &encode_chars, "data"_a, "starts"_a, "ends"_a, "rows"_a, "keep"_a,
         "width_words"_a, "pad"_a);
 }

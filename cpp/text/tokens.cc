@@ -29,9 +29,12 @@ void for_each_token(const uint8_t* p, const uint8_t* end, F&& f) {
   }
 }
 
+// Row indices in range, their byte ranges inside the buffer, keep counts not negative.
 bool rows_valid(const Lines& lines, const int64_t* rows, const int32_t* keep, int64_t n) {
   for (int64_t r = 0; r < n; ++r) {
     if (rows[r] < 0 || rows[r] >= lines.count || keep[r] < 0) return false;
+    const int64_t s = lines.starts[rows[r]], e = lines.ends[rows[r]];
+    if (s < 0 || e < s || uint64_t(e) > lines.size) return false;
   }
   return true;
 }
@@ -70,31 +73,33 @@ Vocab::Vocab(const std::vector<std::string>& words) {
   }
   size_t capacity = 16;
   while (capacity < 2 * words.size() + 1) capacity <<= 1;
-  slots_.assign(capacity, -1);
+  slots_.assign(capacity, Slot{0, -1});
   mask_ = capacity - 1;
   const auto* base = reinterpret_cast<const uint8_t*>(storage_.data());
   for (size_t id = 0; id < words.size(); ++id) {
     const uint8_t* p = base + offsets_[id];
     const size_t n = size_t(offsets_[id + 1] - offsets_[id]);
     if (find(p, n, -1) >= 0) continue;  // a duplicate keeps its first id
-    uint64_t h = fnv1a(p, n) & mask_;
-    while (slots_[h] >= 0) h = (h + 1) & mask_;
-    slots_[h] = int32_t(id);
+    const uint64_t h = fnv1a(p, n);
+    uint64_t i = h & mask_;
+    while (slots_[i].id >= 0) i = (i + 1) & mask_;
+    slots_[i] = Slot{uint32_t(h >> 32), int32_t(id)};
   }
 }
 
 int32_t Vocab::find(const uint8_t* p, size_t n, int32_t missing) const {
   const auto* base = reinterpret_cast<const uint8_t*>(storage_.data());
-  uint64_t h = fnv1a(p, n) & mask_;
-  while (true) {
-    const int32_t id = slots_[h];
-    if (id < 0) return missing;
-    const int64_t begin = offsets_[size_t(id)];
-    if (size_t(offsets_[size_t(id) + 1] - begin) == n &&
+  const uint64_t h = fnv1a(p, n);
+  const uint32_t tag = uint32_t(h >> 32);
+  for (uint64_t i = h & mask_;; i = (i + 1) & mask_) {
+    const Slot slot = slots_[i];
+    if (slot.id < 0) return missing;
+    if (slot.tag != tag) continue;
+    const int64_t begin = offsets_[size_t(slot.id)];
+    if (size_t(offsets_[size_t(slot.id) + 1] - begin) == n &&
         (n == 0 || std::memcmp(base + begin, p, n) == 0)) {
-      return id;
+      return slot.id;
     }
-    h = (h + 1) & mask_;
   }
 }
 
@@ -118,6 +123,34 @@ bool encode(const Lines& lines, const int64_t* rows, const int32_t* keep, int64_
     if (left > 0) return false;  // fewer tokens than keep[r]
     if (spec.eos >= 0) row[k++] = spec.eos;
     std::fill(row + k, row + spec.width, spec.pad);
+  }
+  return true;
+}
+
+bool encode_target(const Lines& lines, const int64_t* rows, const int32_t* keep, int64_t n,
+                   const Vocab& vocab, int32_t unknown, int32_t sos, int32_t eos, int32_t pad,
+                   int64_t width, int32_t* target_input, int32_t* target_output) {
+  if (!rows_valid(lines, rows, keep, n)) return false;
+  for (int64_t r = 0; r < n; ++r) {
+    if (keep[r] + 1 > width) return false;
+    int32_t* in = target_input + r * width;
+    int32_t* out = target_output + r * width;
+    in[0] = sos;
+    int64_t k = 0;
+    int32_t left = keep[r];
+    const uint8_t* p = lines.data + lines.starts[rows[r]];
+    const uint8_t* end = lines.data + lines.ends[rows[r]];
+    for_each_token(p, end, [&](const uint8_t* t, size_t len) {
+      if (left == 0) return false;
+      const int32_t id = vocab.find(t, len, unknown);
+      out[k] = id;
+      in[++k] = id;
+      return --left > 0;
+    });
+    if (left > 0) return false;
+    out[k] = eos;
+    std::fill(in + k + 1, in + width, pad);
+    std::fill(out + k + 1, out + width, pad);
   }
   return true;
 }

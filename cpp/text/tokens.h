@@ -37,9 +37,13 @@ class Vocab {
   int32_t find(const uint8_t* p, size_t n, int32_t missing) const;
 
  private:
+  struct Slot {
+    uint32_t tag;  // high bits of the hash: most misses end without touching the words
+    int32_t id;    // -1 = empty
+  };
   std::string storage_;            // all words, back to back
   std::vector<int64_t> offsets_;   // word i = storage_[offsets_[i], offsets_[i+1])
-  std::vector<int32_t> slots_;     // -1 = empty, else a word id
+  std::vector<Slot> slots_;
   uint64_t mask_ = 0;
 };
 
@@ -56,6 +60,12 @@ struct EncodeSpec {
 };
 bool encode(const Lines& lines, const int64_t* rows, const int32_t* keep, int64_t n,
             const Vocab& vocab, const EncodeSpec& spec, int32_t* out);
+
+// nmt's target rows in one pass: target_input = [sos] + ids, target_output =
+// ids + [eos], both padded with `pad` to `width` (>= max keep + 1).
+bool encode_target(const Lines& lines, const int64_t* rows, const int32_t* keep, int64_t n,
+                   const Vocab& vocab, int32_t unknown, int32_t sos, int32_t eos, int32_t pad,
+                   int64_t width, int32_t* target_input, int32_t* target_output);
 
 // nmt's character encoding of the first keep[r] tokens of each selected line:
 // every word becomes 50 ids [258, bytes[:48]..., 259, 260...] + 1, rows padded

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from minibatcher import _native
 from minibatcher.nmt.corpus import LineCorpus
-from minibatcher.nmt.dataset import encode, encode_chars
+from minibatcher.nmt.dataset import encode, encode_chars, encode_target
 from minibatcher.nmt.reference import string_split, tokens_to_bytes
 from minibatcher.nmt.vocab_utils import VocabTable
 from minibatcher.tfdata.shuffle import ShuffleOrder, shuffle_order
@@ -35,6 +35,9 @@ def test_native_matches_the_python_reference(lines: list[bytes], data) -> None:
     for r, k, row in zip(rows, keep, got):
         ids = [11] + table.lookup(tokens[r][:k]).tolist() + [12] if k else [11, 12]
         assert row.tolist() == ids + [13] * (width - len(ids))
+    tin, tout = encode_target(corpus, rows, keep, table, 11, 12)
+    assert np.array_equal(tin, encode(corpus, rows, keep, table, sos=11, pad=12, extra=1))
+    assert np.array_equal(tout, encode(corpus, rows, keep, table, eos=12, pad=12, extra=1))
     chars = encode_chars(corpus, rows, keep)
     for r, k, row in zip(rows, keep, chars):
         expected = tokens_to_bytes(tokens[r][:k]).tolist()

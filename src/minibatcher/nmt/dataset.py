@@ -59,6 +59,26 @@ def encode(corpus: LineCorpus, rows: np.ndarray, keep: np.ndarray, table: VocabT
                                table.default_value, sos, eos, pad, width)
 
 
+def encode_target(corpus: LineCorpus, rows: np.ndarray, keep: np.ndarray, table: VocabTable,
+                  sos: int, eos: int) -> tuple[np.ndarray, np.ndarray]:
+    """nmt's ``(target_input, target_output)``: ``[sos] + ids`` and ``ids + [eos]``,
+    padded with ``eos`` (one tokenization for both).
+
+    Example:
+        >>> c = LineCorpus.of_lines([b"x y", b"y"])
+        >>> tin, tout = encode_target(c, np.array([0, 1]), np.array([2, 1]),
+        ...                           VocabTable([b"u", b"y"]), 7, 8)
+        >>> tin.tolist(), tout.tolist()
+        ([[7, 0, 1], [7, 1, 8]], [[0, 1, 8], [1, 8, 8]])
+    """
+    from .. import _native
+    keep = np.ascontiguousarray(keep, dtype=np.int32)
+    return _native.text_encode_target(corpus.data, corpus.starts, corpus.ends,
+                                      np.ascontiguousarray(rows, dtype=np.int64), keep,
+                                      table.native(), table.default_value, sos, eos, eos,
+                                      int(keep.max(initial=0)) + 1)
+
+
 def encode_chars(corpus: LineCorpus, rows: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """nmt's character encoding (50 ids a word), rows padded with ``EOS_CHAR_ID``.
 
@@ -161,10 +181,8 @@ class NmtBatchDataset(SeedGenerator, Dataset):
             source = encode_chars(src_corpus, rows, sl)
         else:
             source = encode(src_corpus, rows, sl, src_table, pad=self.src_eos_id)
-        tgt_in = encode(tgt_corpus, rows, tl, tgt_table, sos=self.tgt_sos_id, pad=self.tgt_eos_id,
-                        extra=1)
-        tgt_out = encode(tgt_corpus, rows, tl, tgt_table, eos=self.tgt_eos_id,
-                         pad=self.tgt_eos_id, extra=1)
+        tgt_in, tgt_out = encode_target(tgt_corpus, rows, tl, tgt_table, self.tgt_sos_id,
+                                        self.tgt_eos_id)
         return BatchedInput(None, source, tgt_in, tgt_out, sl.astype(np.int32),
                             (tl + 1).astype(np.int32))
 

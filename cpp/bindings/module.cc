@@ -20,6 +20,8 @@
 namespace nb = nanobind;
 using namespace nb::literals;
 
+void bind_text(nb::module_& m);    // cpp/bindings/text.cc
+void bind_tfdata(nb::module_& m);  // cpp/bindings/tfdata.cc
 void bind_tfrecord(nb::module_& m);  // cpp/bindings/tfrecord.cc
 
 namespace {
@@ -373,5 +375,7 @@ NB_MODULE(_native, m) {
   bind_streaming_parser<double>(m, "CtfParserDouble");
   m.def("block_randomize", &block_randomize, "chunk_sequences"_a, "chunk_samples"_a, "window"_a,
         "sample_based"_a, "seed"_a);
+  bind_text(m);
+  bind_tfdata(m);
   bind_tfrecord(m);
 }

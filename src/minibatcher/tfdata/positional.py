@@ -19,7 +19,7 @@ from ..engine.state import require
 from ..errors import ConfigError
 from .core import INFINITE, UNKNOWN, Iter, View, clamp_count
 from .dataset import Dataset
-from .transforms import _is_random, _PassIter, _Unary
+from .transforms import is_random, _PassIter, _Unary
 
 
 # -- slices: skip, take, shard -----------------------------------------------------------------
@@ -266,7 +266,7 @@ class RepeatDataset(_Unary):
         return {"op": "repeat", "count": self._count}
 
     def _has_view(self) -> bool:
-        return self._count >= 0 and self._parent._has_view() and not _is_random(self._parent)
+        return self._count >= 0 and self._parent._has_view() and not is_random(self._parent)
 
     def _make_view(self, pins: Any) -> View:
         return _RepeatView(self._parent._make_view(None), self._count)

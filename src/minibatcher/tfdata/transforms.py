@@ -191,8 +191,8 @@ class PrefetchDataset(_Unary):
         return self._parent._cardinality()
 
 
-def _is_random(dataset: Dataset) -> bool:
+def is_random(dataset: Dataset) -> bool:
     """Whether a shuffle lies in ``dataset``'s plan (iterations then differ)."""
     if getattr(dataset, "_random", False):
         return True
-    return any(_is_random(d) for d in dataset._inputs())
+    return any(is_random(d) for d in dataset._inputs())

@@ -30,7 +30,7 @@ def test_reads_byte_ranges_into_a_reused_buffer(tmp_path: Path) -> None:
         out = np.empty(4, np.uint8)
         f.read_into(out, 1020)
         assert out.tolist() == [252, 253, 254, 255]
-        with pytest.raises(FileChangedError, match="ends at byte 1024, but 1025 bytes"):
+        with pytest.raises(FileChangedError, match="ends at byte 1024 now, but bytes up to 1025 were needed"):
             f.read_into(np.empty(5, np.uint8), 1020)
 
 
@@ -39,7 +39,7 @@ def test_a_file_that_shrank_is_a_clear_error_naming_it(tmp_path: Path) -> None:
     p.write_bytes(b"x" * 1000)
     f = GuardedFile(p, what="data file")
     os.truncate(p, 100)
-    with pytest.raises(FileChangedError, match=r"data\.bin: the data file changed .*ends at byte 100"):
+    with pytest.raises(FileChangedError, match=r"data\.bin: the data file changed .*ends at byte 100 now"):
         f.read(50, 500)
     with pytest.raises(FileChangedError, match=r"size 1000 -> 100 bytes"):
         f.check()

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..errors import ConfigError
-from ..formats.ctf.survey import StreamSurvey, survey, survey_blocks
-from ..formats.mapped_file import MappedFile
+from ..formats.ctf.survey import StreamSurvey, survey
+from ..formats.ctf.survey import survey_file as _survey_open
+from ..formats.guarded_file import GuardedFile
 from ..streams import StreamDef, StreamDefs
 
 #: Files above this size get progress bars (when tqdm is installed).
@@ -154,26 +155,6 @@ def progress_bar(total: int, desc: str, unit: str = "B",
         yield lambda done: bar.update(max(0, done - bar.n))
 
 
-def releasing(mapped: MappedFile, update: Callable[[int], None]) -> Callable[[int], None]:
-    """A progress callback that also hands back the pages read so far
-    (``done`` grows), so that a pass over a large file keeps little resident.
-
-    Example:
-        >>> import tempfile
-        >>> p = Path(tempfile.mkdtemp()) / "f.ctf"; _ = p.write_bytes(b"|a 1\\n")
-        >>> seen = []; releasing(MappedFile(p), seen.append)(5); seen
-        [5]
-    """
-    released = [0]
-
-    def report(done: int) -> None:
-        mapped.release(released[0], done)
-        released[0] = max(released[0], done)
-        update(done)
-
-    return report
-
-
 def survey_file(path: Path) -> list[StreamSurvey]:
     """Surveys a CTF file, with a progress bar when it is large.
 
@@ -183,9 +164,9 @@ def survey_file(path: Path) -> list[StreamSurvey]:
         >>> [s.name for s in survey_file(p)]
         ['a', 'b']
     """
-    mapped = MappedFile(path)
-    with progress_bar(mapped.size, "survey", enabled=mapped.size > LARGE_FILE) as update:
-        return survey_blocks(mapped.data, progress=releasing(mapped, update))
+    with GuardedFile(path, what="CTF file") as f, \
+            progress_bar(f.size, "survey", enabled=f.size > LARGE_FILE) as update:
+        return _survey_open(f, progress=update)
 
 
 def surveyed_streams(surveys: Sequence[StreamSurvey]) -> StreamDefs:

@@ -217,9 +217,9 @@ class GuardedFile:
             got = os.preadv(self._fd, [view[done:]], offset + done)
             if got == 0:
                 now = FileIdentity.of(os.fstat(self._fd))
-                what = self.identity.differences(now) or ["unchanged metadata"]
-                raise self._changed([f"it ends at byte {offset + done}, but {offset + total} "
-                                     "bytes were expected"] + what)
+                raise self._changed([f"it ends at byte {now.size} now, but bytes up to "
+                                     f"{offset + total} were needed"]
+                                    + self.identity.differences(now))
             done += got
 
     def read(self, start: int, stop: int) -> np.ndarray:

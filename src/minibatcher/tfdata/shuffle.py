@@ -27,7 +27,7 @@ from typing import Any
 
 from ..engine.state import require
 from ..errors import CheckpointError, ConfigError
-from .core import INFINITE, Iter, View
+from .core import Iter, View
 from .dataset import Dataset
 from .philox import Draws, iteration_seeds
 from .seeds import shuffle_seeds
@@ -165,7 +165,8 @@ class _ShuffleIter(Iter):
                 x = next(self.parent)
             except StopIteration:
                 raise CheckpointError(f"the shuffle's input ended after {pos} elements, but the "
-                                      f"checkpoint had read {order.end}; the data changed") from None
+                                      f"checkpoint had read {order.end}; the data changed"
+                                      ) from None
             slot = slots.get(pos)
             if slot is not None:
                 self.buf[slot] = x

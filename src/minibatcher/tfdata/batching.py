@@ -118,6 +118,11 @@ class _BatchIter(Iter):
             raise StopIteration
         return self.node._combine(items)
 
+    def skip(self, count: int) -> int:
+        size = self.node._batch_size
+        done = self.parent.skip(count * size)
+        return done // size + (1 if done % size and not self.node._drop else 0)
+
     def state(self) -> dict[str, Any]:
         return {"in": self.parent.state()}
 

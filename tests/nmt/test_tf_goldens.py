@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from minibatcher.nmt import VocabTable, get_iterator
-from minibatcher.nmt import reference
+from minibatcher.nmt import VocabTable, get_iterator, reference
 from minibatcher.tfdata import Dataset, random_seed_scope
 
 GOLDEN = json.loads((Path(__file__).resolve().parents[1] / "data" / "tf_golden" / "nmt.json")

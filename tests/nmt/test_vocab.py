@@ -6,8 +6,14 @@ import numpy as np
 import pytest
 
 from minibatcher.errors import ConfigError, FormatError
-from minibatcher.nmt import (VocabTable, check_vocab, create_vocab_tables, index_table_from_file,
-                             index_to_string_table_from_file, load_vocab)
+from minibatcher.nmt import (
+    VocabTable,
+    check_vocab,
+    create_vocab_tables,
+    index_table_from_file,
+    index_to_string_table_from_file,
+    load_vocab,
+)
 
 
 def test_load_vocab_strips_and_counts_blank_lines(write) -> None:

@@ -62,7 +62,8 @@ def get_iterator(src_dataset: Dataset, tgt_dataset: Dataset, src_vocab_table: Vo
                          bool(use_char_encode), batching, max_tokens, max_sentences, pool_size,
                          num_ranks, rank, rank_policy)
     sos_b, eos_b = _token(sos, SOS), _token(eos, EOS)
-    src_corpus, tgt_corpus = LineCorpus.from_dataset(src_dataset), LineCorpus.from_dataset(tgt_dataset)
+    src_corpus = LineCorpus.from_dataset(src_dataset)
+    tgt_corpus = LineCorpus.from_dataset(tgt_dataset)
     if src_corpus is not None and tgt_corpus is not None:
         return NmtBatchDataset(src_dataset, tgt_dataset, (src_corpus, tgt_corpus),
                                (src_vocab_table, tgt_vocab_table), options, sos_b, eos_b,
@@ -93,7 +94,8 @@ def get_infer_iterator(src_dataset: Dataset, src_vocab_table: VocabTable, batch_
         ([[3, 3], [3, 2]], [2, 1], None)
     """
     if int(batch_size) < 1:
-        raise ConfigError(f"option batch_size should be at least 1, but got batch_size={batch_size}")
+        raise ConfigError(f"option batch_size should be at least 1, but got "
+                          f"batch_size={batch_size}")
     eos_b = _token(eos, EOS)
     corpus = LineCorpus.from_dataset(src_dataset)
     if corpus is not None:

@@ -107,7 +107,8 @@ def get_iterator(src_dataset: Dataset, tgt_dataset: Dataset, src_vocab_table: Vo
                                               np.int32(0)))
 
     if num_buckets > 1:
-        def key_func(unused_1: Any, unused_2: Any, unused_3: Any, src_len: Any, tgt_len: Any) -> Any:
+        def key_func(unused_1: Any, unused_2: Any, unused_3: Any, src_len: Any,
+                     tgt_len: Any) -> Any:
             bucket_width = (src_max_len + num_buckets - 1) // num_buckets if src_max_len else 10
             bucket_id = max(int(src_len) // bucket_width, int(tgt_len) // bucket_width)
             return np.int64(min(num_buckets, bucket_id))

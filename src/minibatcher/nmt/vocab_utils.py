@@ -68,7 +68,8 @@ def check_vocab(vocab_file: str, out_dir: str, check_special_token: bool = True,
 
     Example:
         >>> import pathlib, tempfile
-        >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "v").write_text("<unk>\\n<s>\\n</s>\\nx\\n")
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "v").write_text("<unk>\\n<s>\\n</s>\\nx\\n")
         >>> check_vocab(str(d / "v"), str(d)) == (4, str(d / "v"))
         True
     """
@@ -257,7 +258,8 @@ def create_vocab_tables(src_vocab_file: str, tgt_vocab_file: str,
 
     Example:
         >>> import pathlib, tempfile
-        >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "s").write_text("a\\n"); _ = (d / "t").write_text("b\\n")
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "s").write_text("a\\n"); _ = (d / "t").write_text("b\\n")
         >>> s, t = create_vocab_tables(str(d / "s"), str(d / "t"), False)
         >>> s is t, t.lookup("b")
         (False, np.int64(0))

@@ -56,7 +56,7 @@ def _pad_column(values: list[Any], shape: Any, value: Any, component: int) -> np
                               f"padded size {fixed}")
         target.append(longest if fixed is None else fixed)
     dtype = arrays[0].dtype
-    fill = (b"" if dtype == object else 0) if value is None else value
+    fill = (b"" if dtype.kind == "O" else 0) if value is None else value
     out = np.full((len(arrays), *target), fill, dtype=dtype)
     for i, a in enumerate(arrays):
         out[(i, *(slice(0, s) for s in a.shape))] = a
@@ -117,6 +117,11 @@ class _BatchIter(Iter):
         if not items or (self.node._drop and len(items) < size):
             raise StopIteration
         return self.node._combine(items)
+
+    def skip(self, count: int) -> int:
+        size = self.node._batch_size
+        done = self.parent.skip(count * size)
+        return done // size + (1 if done % size and not self.node._drop else 0)
 
     def state(self) -> dict[str, Any]:
         return {"in": self.parent.state()}

@@ -44,6 +44,9 @@ class _ZipIter(Iter):
     def __next__(self) -> Any:
         return pack_as(self.template, [next(p) for p in self.parents])
 
+    def skip(self, count: int) -> int:
+        return min((p.skip(count) for p in self.parents), default=0)
+
     def state(self) -> dict[str, Any]:
         return {"in": [p.state() for p in self.parents]}
 

@@ -154,6 +154,8 @@ class ViewIter(Iter):
     def skip(self, count: int) -> int:
         done = max(0, min(count, self._length - self.pos))
         self.pos += done
+        if done:
+            self._size = 1  # after a jump, read small blocks again (no read-ahead waste)
         return done
 
     @property
@@ -176,6 +178,30 @@ def view_iter(view_of: Any, state: Mapping[str, Any] | None) -> ViewIter:
     if state is None:
         return ViewIter(view_of(None))
     return ViewIter(view_of(require(state, "pins")), int(require(state, "pos")))
+
+
+def fetch_positions(iterator: Iter, positions: Any, what: str) -> dict[int, Any]:
+    """The elements at ``positions`` (ascending) of a fresh ``iterator``; the gaps
+    are skipped (O(1) over views, no reading), and the iterator is left after the
+    last position.
+
+    Example:
+        >>> fetch_positions(ViewIter(ListView("abcdef")), [1, 4], "example")
+        {1: 'b', 4: 'e'}
+    """
+    out: dict[int, Any] = {}
+    at = 0
+    for pos in positions:
+        if iterator.skip(pos - at) != pos - at:
+            raise CheckpointError(f"{what}: the input ended before element {pos} the checkpoint "
+                                  "refers to; the data changed")
+        try:
+            out[pos] = next(iterator)
+        except StopIteration:
+            raise CheckpointError(f"{what}: the input ended before element {pos} the "
+                                  "checkpoint refers to; the data changed") from None
+        at = pos + 1
+    return out
 
 
 def clamp_count(count: int) -> int:

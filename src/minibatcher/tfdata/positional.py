@@ -19,8 +19,7 @@ from ..engine.state import require
 from ..errors import ConfigError
 from .core import INFINITE, UNKNOWN, Iter, View, clamp_count
 from .dataset import Dataset
-from .transforms import is_random, _PassIter, _Unary
-
+from .transforms import _PassIter, _Unary, is_random
 
 # -- slices: skip, take, shard -----------------------------------------------------------------
 

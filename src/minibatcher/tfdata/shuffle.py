@@ -27,7 +27,7 @@ from typing import Any
 
 from ..engine.state import require
 from ..errors import CheckpointError, ConfigError
-from .core import INFINITE, Iter, View
+from .core import Iter, View, fetch_positions
 from .dataset import Dataset
 from .philox import Draws, iteration_seeds
 from .seeds import shuffle_seeds
@@ -157,18 +157,14 @@ class _ShuffleIter(Iter):
         if order.emitted != t or order.end != end:
             raise CheckpointError("the shuffle checkpoint is inconsistent (emitted "
                                   f"{t}, read {end}); it was not written by this pipeline")
-        slots = {pos: i for i, pos in enumerate(order.held().tolist())}
-        self.buf = [None] * len(slots)
+        held = order.held().tolist()
         self.parent = self.node._parent._make_iter(self.start_state)
-        for pos in range(order.end):
-            try:
-                x = next(self.parent)
-            except StopIteration:
-                raise CheckpointError(f"the shuffle's input ended after {pos} elements, but the "
-                                      f"checkpoint had read {order.end}; the data changed") from None
-            slot = slots.get(pos)
-            if slot is not None:
-                self.buf[slot] = x
+        found = fetch_positions(self.parent, sorted(held), "shuffle")
+        rest = order.end - (max(held) + 1 if held else 0)
+        if self.parent.skip(rest) != rest:
+            raise CheckpointError(f"the shuffle's input ended before the {order.end} elements "
+                                  "the checkpoint had read; the data changed")
+        self.buf = [found[pos] for pos in held]
         self.head, self.end, self.emitted, self.done = 0, order.end, t, bool(done)
         self.draws = Draws(*self.seeds, start=t)
 

@@ -26,7 +26,7 @@ from typing import Any, Callable, Protocol, runtime_checkable
 import numpy as np
 
 from ..engine.state import require
-from ..errors import ConfigError
+from ..errors import CheckpointError, ConfigError
 from .core import Iter, View
 from .dataset import Dataset
 from .structure import flatten, is_structure, pack_as, to_array, to_leaf
@@ -229,7 +229,6 @@ class _GeneratorIter(Iter):
         self._it = iter(dataset._generator(*dataset._args))
         self.consumed = 0
         if consumed and self.skip(consumed) != consumed:
-            from ..errors import CheckpointError
             raise CheckpointError(f"the generator gave fewer than the {consumed} elements the "
                                   "checkpoint had already read; it must give the same elements "
                                   "on every call")
@@ -283,7 +282,7 @@ class GeneratorDataset(Dataset):
         else:
             kinds = [None if t is None else np.dtype(getattr(t, "as_numpy_dtype", t))
                      for t in flatten(self._types)]
-            leaves = [to_leaf(v) if k is None or k == object else np.asarray(v, dtype=k)[()]
+            leaves = [to_leaf(v) if k is None or k.kind == "O" else np.asarray(v, dtype=k)[()]
                       for v, k in zip(flatten(value), kinds)]
         return pack_as(value, leaves) if is_structure(value) else leaves[0]
 

@@ -1,4 +1,4 @@
-"""``TextLineDataset``: the lines of text files, with TensorFlow's line rules.
+r"""``TextLineDataset``: the lines of text files, with TensorFlow's line rules.
 
 TextLineDataset reads with TF's ``BufferedInputStream::ReadLine``: a line ends
 at ``\n`` and **every** ``\r`` is dropped (not only one before ``\n``: a lone
@@ -41,7 +41,7 @@ _COMPRESSION = ("", "ZLIB", "GZIP")
 
 
 def _newline_offsets(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(starts, ends)`` of the ``\n``-separated segments, the last one only when
+    r"""``(starts, ends)`` of the ``\n``-separated segments, the last one only when
     it is not empty."""
     size = len(data)
     parts = [np.flatnonzero(data[i:i + _BLOCK] == 10) + i for i in range(0, size, _BLOCK)]
@@ -54,7 +54,7 @@ def _newline_offsets(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def text_lines(raw: bytes) -> tuple[bytes, np.ndarray, np.ndarray]:
-    """``(text, starts, ends)``: TextLineDataset's lines of ``raw`` are
+    r"""``(text, starts, ends)``: TextLineDataset's lines of ``raw`` are
     ``text[starts[i]:ends[i]]`` (``text`` is ``raw`` without its ``\r`` bytes).
 
     Example:
@@ -68,7 +68,7 @@ def text_lines(raw: bytes) -> tuple[bytes, np.ndarray, np.ndarray]:
 
 
 def input_buffer_lines(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(starts, ends)`` of the lines TF's ``InputBuffer::ReadLine`` gives (the
+    r"""``(starts, ends)`` of the lines TF's ``InputBuffer::ReadLine`` gives (the
     reader of vocabulary tables): ``\n`` ends a line and one ``\r`` directly
     before it is dropped; a last line counts when it is not empty after
     dropping a final ``\r``.

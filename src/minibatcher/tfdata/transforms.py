@@ -192,7 +192,12 @@ class PrefetchDataset(_Unary):
 
 
 def is_random(dataset: Dataset) -> bool:
-    """Whether a shuffle lies in ``dataset``'s plan (iterations then differ)."""
+    """Whether a shuffle lies in ``dataset``'s plan (iterations then differ).
+
+    Example:
+        >>> is_random(Dataset.range(3).map(abs)), is_random(Dataset.range(3).shuffle(2).batch(2))
+        (False, True)
+    """
     if getattr(dataset, "_random", False):
         return True
     return any(is_random(d) for d in dataset._inputs())

@@ -103,8 +103,8 @@ def collect_tfrecord(paths: Sequence[str | os.PathLike], compression: str | None
         if f.compression_type:
             sizes = [len(r) for r in sample]
         else:  # every record's size, from the index
-            sizes = (np.diff(np.append(f.frames, f._stream.file_size)) - 16).tolist()
-        out.append({"file": str(p), "size": f._stream.file_size, "compression": f.compression_type,
+            sizes = (np.diff(np.append(f.frames, f.file_size)) - 16).tolist()
+        out.append({"file": str(p), "size": f.file_size, "compression": f.compression_type,
                     "records": n, "min_bytes": int(min(sizes)) if sizes else 0,
                     "max_bytes": int(max(sizes)) if sizes else 0,
                     "features": _features(sample), "sampled": len(sample)})

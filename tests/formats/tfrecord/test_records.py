@@ -209,3 +209,33 @@ def test_reference_matches_native_on_a_corpus(tmp_path: Path) -> None:
 def test_empty_file(tmp_path: Path, impl: str, compression: str | None) -> None:
     f = TFRecordFile(write(tmp_path / "e", [], compression), compression, impl=impl)
     assert len(f) == 0 and list(f) == [] and len(f.read()) == 0
+
+
+def test_open_file_pool_releases_and_reopens(tmp_path: Path) -> None:
+    from minibatcher.formats.tfrecord.records import OpenFiles
+
+    pool = OpenFiles(limit=2)
+    paths = [write(tmp_path / f"f{i}", [b"%d" % i] * 3) for i in range(5)]
+    files = [TFRecordFile(p, pool=pool) for p in paths]
+    assert sum(f._opened is not None for f in files) == 2
+    assert [f.record(2) for f in files] == [b"0", b"1", b"2", b"3", b"4"]  # reopened
+    assert sum(f._opened is not None for f in files) == 2
+    files[0].release()
+    with open(paths[0], "ab") as out:
+        out.write(HELLO_FRAME)
+    with pytest.raises(FileChangedError, match="changed since it was indexed"):
+        files[0].record(0)
+
+
+def test_dataset_of_many_files_stays_under_the_descriptor_limit(tmp_path: Path) -> None:
+    import resource
+
+    from minibatcher.tfdata import TFRecordDataset
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    paths = [str(write(tmp_path / f"m{i}", [b"x"])) for i in range(300)]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (200, hard))
+    try:
+        assert len(list(TFRecordDataset(paths))) == 300
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -132,3 +132,17 @@ def test_even_splits() -> None:
     total = sum(s[p].num_examples if isinstance(p, str) else
                 SplitDict.__getitem__(s, p).num_examples for p in tfds.even_splits("train", 4))
     assert total == 10
+
+
+def test_split_for_jax_process_uses_the_process_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    fake = types.SimpleNamespace(process_count=lambda: 3, process_index=lambda: 2)
+    monkeypatch.setitem(sys.modules, "jax", types.ModuleType("jax"))
+    monkeypatch.setattr(sys.modules["jax"], "process_count", fake.process_count, raising=False)
+    monkeypatch.setattr(sys.modules["jax"], "process_index", fake.process_index, raising=False)
+    s = split_dict(train=[10])
+    assert absolute(s, tfds.split_for_jax_process("train")) == [("train", 7, 10)]
+    assert absolute(s, tfds.split_for_jax_process("train", drop_remainder=True)) == [
+        ("train", 6, 9)]

@@ -265,6 +265,12 @@ class ShuffleDataset(SeedGenerator, Dataset):
     The node counts the iterations started (TF's seed generator resource):
     iterating the dataset again, or a ``repeat`` around it, starts the next
     one; a restore sets the count to the restored iteration + 1.
+
+    Example:
+        >>> ds = ShuffleDataset(Dataset.range(4), 4, 1, None)
+        >>> first = [int(x) for x in ds]
+        >>> sorted(first), ds.iterations_started
+        ([0, 1, 2, 3], 1)
     """
 
     def __init__(self, parent: Dataset, buffer_size: int, seed: int | None,

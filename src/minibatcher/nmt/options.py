@@ -44,7 +44,7 @@ class NmtOptions:
         >>> NmtOptions(batch_size=8, batching="tokens")
         Traceback (most recent call last):
         ...
-        minibatcher.errors.ConfigError: option max_tokens should be set with batching='tokens', but got max_tokens=None; use e.g. max_tokens=4096
+        minibatcher.errors.ConfigError: option max_tokens should be set with batching='tokens', ...
     """
 
     batch_size: int

@@ -169,7 +169,8 @@ class InterleaveDataset(Dataset):
 
     Example:
         >>> from minibatcher.tfdata import Dataset
-        >>> ds = InterleaveDataset(Dataset.range(2), lambda s: Dataset.range(s * 10, s * 10 + 3), 2, 2)
+        >>> ds = InterleaveDataset(Dataset.range(2),
+        ...                        lambda s: Dataset.range(s * 10, s * 10 + 3), 2, 2)
         >>> [int(x) for x in ds]
         [0, 1, 10, 11, 2, 12]
     """

@@ -25,7 +25,13 @@ from ..tfdata.transforms import is_random
 
 @dataclass(eq=False)
 class LineCorpus:
-    """``data[starts[i]:ends[i]]`` is line ``i`` (bytes, no line break)."""
+    """``data[starts[i]:ends[i]]`` is line ``i`` (bytes, no line break).
+
+    Example:
+        >>> c = LineCorpus.of_lines([b"a b", b""])
+        >>> len(c), c.line(0), c.counts().tolist()
+        (2, b'a b', [2, 0])
+    """
 
     data: np.ndarray
     starts: np.ndarray

@@ -39,6 +39,14 @@ log = logging.getLogger("minibatcher")
 BatchedInput = collections.namedtuple(
     "BatchedInput", ("initializer", "source", "target_input", "target_output",
                      "source_sequence_length", "target_sequence_length"))
+BatchedInput.__doc__ = """nmt's batch: ``initializer`` (None here; nmt's TF1 iterator initializer),
+``source`` ``[B, S]``, ``target_input``/``target_output`` ``[B, T]`` (int32; None for
+inference), ``source_sequence_length``/``target_sequence_length`` ``[B]`` (int32).
+
+Example:
+    >>> BatchedInput(None, 1, 2, 3, 4, 5).target_input
+    2
+"""
 
 
 def encode(corpus: LineCorpus, rows: np.ndarray, keep: np.ndarray, table: VocabTable,
@@ -130,7 +138,19 @@ class _PlanIter(Iter):
 
 
 class NmtBatchDataset(SeedGenerator, Dataset):
-    """``get_iterator``'s batches (see :func:`minibatcher.nmt.get_iterator`)."""
+    """``get_iterator``'s batches (see :func:`minibatcher.nmt.get_iterator`).
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> from .vocab_utils import VocabTable
+        >>> t = VocabTable([b"<unk>", b"<s>", b"</s>", b"a"])
+        >>> lines = Dataset.from_tensor_slices(["a a", "a"])
+        >>> c = LineCorpus.from_dataset(lines)
+        >>> ds = NmtBatchDataset(lines, lines, (c, c), (t, t), NmtOptions(2, output_buffer_size=1),
+        ...                      b"<s>", b"</s>", 1)
+        >>> next(iter(ds)).target_output.tolist()
+        [[3, 3, 2], [3, 2, 2]]
+    """
 
     def __init__(self, src: Dataset, tgt: Dataset, corpora: tuple[LineCorpus, LineCorpus],
                  tables: tuple[VocabTable, VocabTable], options: NmtOptions, sos: bytes,
@@ -196,7 +216,16 @@ class NmtBatchDataset(SeedGenerator, Dataset):
 
 
 class NmtInferDataset(Dataset):
-    """``get_infer_iterator``'s batches: file order, no filter, partial last batch."""
+    """``get_infer_iterator``'s batches: file order, no filter, partial last batch.
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> from .vocab_utils import VocabTable
+        >>> t = VocabTable([b"<unk>", b"<s>", b"</s>"])
+        >>> next(iter(NmtInferDataset(Dataset.from_tensor_slices(["x"]), t, 4, b"</s>", None,
+        ...                           False))).source.tolist()
+        [[0]]
+    """
 
     def __init__(self, src: Dataset, table: VocabTable, batch_size: int, eos: bytes,
                  src_max_len: int | None, use_char_encode: bool,

@@ -56,7 +56,17 @@ def get_iterator(src_dataset: Dataset, tgt_dataset: Dataset, src_vocab_table: Vo
                  max_tokens: int | None = None, max_sentences: int | None = None,
                  pool_size: int | None = None, num_ranks: int = 1, rank: int = 0,
                  rank_policy: str = "pad") -> Dataset:
-    """The training/evaluation batches of nmt (see the module docstring)."""
+    """The training/evaluation batches of nmt (see the module docstring).
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> from .vocab_utils import VocabTable
+        >>> t = VocabTable([b"<unk>", b"<s>", b"</s>", b"a"])
+        >>> s = Dataset.from_tensor_slices(["a", "a a a", ""])
+        >>> it = get_iterator(s, s, t, t, 4, "<s>", "</s>", 1, 1, output_buffer_size=1)
+        >>> [b.source_sequence_length.tolist() for b in it]
+        [[1, 3]]
+    """
     options = NmtOptions(batch_size, num_buckets, src_max_len, tgt_max_len, output_buffer_size,
                          skip_count, num_shards, shard_index, bool(reshuffle_each_iteration),
                          bool(use_char_encode), batching, max_tokens, max_sentences, pool_size,

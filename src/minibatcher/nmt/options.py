@@ -37,6 +37,14 @@ class NmtOptions:
 
     ``src_max_len``/``tgt_max_len``/``output_buffer_size`` keep nmt's
     truthiness rules (0 or None: no truncation / the default buffer).
+
+    Example:
+        >>> NmtOptions(batch_size=8, output_buffer_size=0).buffer_size
+        8000
+        >>> NmtOptions(batch_size=8, batching="tokens")
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.ConfigError: option max_tokens should be set with batching='tokens', ...
     """
 
     batch_size: int

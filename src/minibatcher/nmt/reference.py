@@ -69,7 +69,16 @@ def get_iterator(src_dataset: Dataset, tgt_dataset: Dataset, src_vocab_table: Vo
                  output_buffer_size: int | None = None, skip_count: int | None = None,
                  num_shards: int = 1, shard_index: int = 0, reshuffle_each_iteration: bool = True,
                  use_char_encode: bool = False) -> Dataset:
-    """nmt's ``get_iterator`` as a tfdata pipeline (see the module docstring)."""
+    """nmt's ``get_iterator`` as a tfdata pipeline (see the module docstring).
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> from .vocab_utils import VocabTable
+        >>> t = VocabTable([b"<unk>", b"<s>", b"</s>", b"a"])
+        >>> s = Dataset.from_tensor_slices(["a", "a a"])
+        >>> [b.target_input.tolist() for b in get_iterator(s, s, t, t, 2, "<s>", "</s>", 1, 1)][0]
+        [[1, 3, 2], [1, 3, 3]]
+    """
     if not output_buffer_size:
         output_buffer_size = batch_size * 1000
     if use_char_encode:

@@ -128,7 +128,13 @@ class _BatchIter(Iter):
 
 
 class BatchDataset(Dataset):
-    """``batch(batch_size, drop_remainder)``."""
+    """``batch(batch_size, drop_remainder)``.
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> [b.tolist() for b in BatchDataset(Dataset.range(3), 2, False)]
+        [[0, 1], [2]]
+    """
 
     def __init__(self, parent: Dataset, batch_size: int, drop_remainder: bool) -> None:
         batch_size = int(batch_size)
@@ -166,7 +172,14 @@ class BatchDataset(Dataset):
 
 
 class PaddedBatchDataset(BatchDataset):
-    """``padded_batch(batch_size, padded_shapes, padding_values, drop_remainder)``."""
+    """``padded_batch(batch_size, padded_shapes, padding_values, drop_remainder)``.
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> ds = Dataset.from_tensor_slices([1, 2]).map(lambda n: np.ones(n, np.int8))
+        >>> next(iter(PaddedBatchDataset(ds, 2, None, None, False))).tolist()
+        [[1, 0], [1, 1]]
+    """
 
     def __init__(self, parent: Dataset, batch_size: int, padded_shapes: Any,
                  padding_values: Any, drop_remainder: bool) -> None:

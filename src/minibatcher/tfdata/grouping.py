@@ -138,7 +138,14 @@ class _GroupIter(Iter):
 
 
 class GroupByWindowDataset(Dataset):
-    """``group_by_window(key_func, reduce_func, window_size | window_size_func)``."""
+    """``group_by_window(key_func, reduce_func, window_size | window_size_func)``.
+
+    Example:
+        >>> ds = GroupByWindowDataset(Dataset.range(5), lambda x: x % 2, lambda k, w: w.batch(5),
+        ...                           2, None)
+        >>> [b.tolist() for b in ds]
+        [[0, 2], [1, 3], [4]]
+    """
 
     def __init__(self, parent: Dataset, key_func: Callable[..., Any],
                  reduce_func: Callable[[Any, Dataset], Dataset], window_size: int | None,

@@ -165,7 +165,15 @@ class _InterleaveIter(Iter):
 
 class InterleaveDataset(Dataset):
     """``interleave(map_func, cycle_length, block_length)`` (order as with
-    ``deterministic=True``; ``num_parallel_calls`` does not change it)."""
+    ``deterministic=True``; ``num_parallel_calls`` does not change it).
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> ds = InterleaveDataset(Dataset.range(2),
+        ...                        lambda s: Dataset.range(s * 10, s * 10 + 3), 2, 2)
+        >>> [int(x) for x in ds]
+        [0, 1, 10, 11, 2, 12]
+    """
 
     def __init__(self, parent: Dataset, fn: Callable[..., Dataset], cycle_length: int | None,
                  block_length: int | None) -> None:

@@ -144,7 +144,12 @@ class _Len(View):
 
 
 class SkipDataset(_Positional):
-    """``skip(count)``."""
+    """``skip(count)``.
+
+    Example:
+        >>> [int(x) for x in SkipDataset(Dataset.range(4), 3)]
+        [3]
+    """
 
     def __init__(self, parent: Dataset, count: int) -> None:
         super().__init__(parent)
@@ -166,7 +171,12 @@ class SkipDataset(_Positional):
 
 
 class TakeDataset(_Positional):
-    """``take(count)``."""
+    """``take(count)``.
+
+    Example:
+        >>> [int(x) for x in TakeDataset(Dataset.range(4), 1)]
+        [0]
+    """
 
     def __init__(self, parent: Dataset, count: int) -> None:
         super().__init__(parent)
@@ -188,7 +198,12 @@ class TakeDataset(_Positional):
 
 
 class ShardDataset(_Positional):
-    """``shard(num_shards, index)``: positions ``p`` with ``p % num_shards == index``."""
+    """``shard(num_shards, index)``: positions ``p`` with ``p % num_shards == index``.
+
+    Example:
+        >>> [int(x) for x in ShardDataset(Dataset.range(5), 2, 0)]
+        [0, 2, 4]
+    """
 
     def __init__(self, parent: Dataset, num_shards: int, index: int) -> None:
         super().__init__(parent)
@@ -255,7 +270,12 @@ class _RepeatIter(Iter):
 
 class RepeatDataset(_Unary):
     """``repeat(count)``: fresh iterations of the input (reshuffling shuffles draw
-    new seeds); a view only when the input has one and no randomness."""
+    new seeds); a view only when the input has one and no randomness.
+
+    Example:
+        >>> [int(x) for x in RepeatDataset(Dataset.range(2), 2)]
+        [0, 1, 0, 1]
+    """
 
     def __init__(self, parent: Dataset, count: int) -> None:
         super().__init__(parent)

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..engine.state import require
 from ..errors import CheckpointError, ConfigError
 from .core import Iter, View, fetch_positions
@@ -107,7 +109,8 @@ class _ShuffleView(View):
                  pins: dict[str, Any]) -> None:
         self.parent = parent
         self.order = shuffle_order(seeds, buffer_size, len(parent))
-        self.positions: list[int] = []
+        self.positions = np.zeros(0, np.int64)  # emitted positions computed so far (doubling)
+        self._known = 0
         self._pins = pins
         self._length = len(parent)
 
@@ -115,18 +118,24 @@ class _ShuffleView(View):
         return self._length
 
     def _ensure(self, stop: int) -> None:
-        missing = stop - len(self.positions)
+        missing = stop - self._known
         if missing > 0:
-            self.positions.extend(self.order.advance(max(missing, 4096)).tolist())
+            more = self.order.advance(min(max(missing, 4096), self._length - self._known))
+            if self._known + len(more) > len(self.positions):
+                grown = np.zeros(max(2 * len(self.positions), self._known + len(more)), np.int64)
+                grown[:self._known] = self.positions[:self._known]
+                self.positions = grown
+            self.positions[self._known:self._known + len(more)] = more
+            self._known += len(more)
 
     def __getitem__(self, index: int) -> Any:
         self._ensure(index + 1)
-        return self.parent[self.positions[index]]
+        return self.parent[int(self.positions[index])]
 
     def read(self, start: int, stop: int) -> list[Any]:
         self._ensure(stop)
         parent = self.parent
-        return [parent[p] for p in self.positions[start:stop]]
+        return [parent[p] for p in self.positions[start:stop].tolist()]
 
     def pins(self) -> Any:
         return self._pins
@@ -256,6 +265,12 @@ class ShuffleDataset(SeedGenerator, Dataset):
     The node counts the iterations started (TF's seed generator resource):
     iterating the dataset again, or a ``repeat`` around it, starts the next
     one; a restore sets the count to the restored iteration + 1.
+
+    Example:
+        >>> ds = ShuffleDataset(Dataset.range(4), 4, 1, None)
+        >>> first = [int(x) for x in ds]
+        >>> sorted(first), ds.iterations_started
+        ([0, 1, 2, 3], 1)
     """
 
     def __init__(self, parent: Dataset, buffer_size: int, seed: int | None,

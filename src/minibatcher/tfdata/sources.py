@@ -34,7 +34,12 @@ from .structure import flatten, is_structure, pack_as, to_array, to_leaf
 
 @runtime_checkable
 class RecordSource(Protocol):
-    """Random access to the records of a format (see the module docstring)."""
+    """Random access to the records of a format (see the module docstring).
+
+    Example:
+        >>> isinstance(RangeSource(0, 3, 1), RecordSource), isinstance([1, 2], RecordSource)
+        (True, False)
+    """
 
     def __len__(self) -> int: ...
 
@@ -44,7 +49,12 @@ class RecordSource(Protocol):
 
 
 class SourceView(View):
-    """The view of a record source (block reads when the source has ``read``)."""
+    """The view of a record source (block reads when the source has ``read``).
+
+    Example:
+        >>> SourceView(RangeSource(0, 6, 2)).read(1, 3)
+        [np.int64(2), np.int64(4)]
+    """
 
     def __init__(self, source: RecordSource) -> None:
         self.source = source

@@ -126,18 +126,24 @@ class TextLineSource:
         self._digest = hashlib.blake2b(head + tail, digest_size=8).hexdigest()
         self.raw, self.starts, self.ends = text_lines(raw)
         self.data = np.frombuffer(self.raw, dtype=np.uint8)
-        self._starts, self._ends = self.starts.tolist(), self.ends.tolist()
+        self._lists: tuple[list[int], list[int]] | None = None  # made on the first line read
+
+    def _offsets(self) -> tuple[list[int], list[int]]:
+        if self._lists is None:
+            self._lists = (self.starts.tolist(), self.ends.tolist())
+        return self._lists
 
     def __len__(self) -> int:
-        return len(self._starts)
+        return len(self.starts)
 
     def __getitem__(self, index: int) -> bytes:
-        return self.raw[self._starts[index]:self._ends[index]]
+        starts, ends = self._offsets()
+        return self.raw[starts[index]:ends[index]]
 
     def read(self, start: int, stop: int) -> list[bytes]:
         """Lines ``start .. stop-1``."""
-        raw = self.raw
-        return [raw[a:b] for a, b in zip(self._starts[start:stop], self._ends[start:stop])]
+        raw, (starts, ends) = self.raw, self._offsets()
+        return [raw[a:b] for a, b in zip(starts[start:stop], ends[start:stop])]
 
     def fingerprint(self) -> Any:
         """Name, size, line count and a digest of the first and last 64 KiB."""

@@ -157,3 +157,19 @@ def test_line_blocks_split_after_newlines_and_cover_the_file(tmp_path_factory, l
             assert chunk.endswith(b"\n")
         assert len(chunk) <= max(block, 2 * (longest + 1))  # grows only for a long line
         at += len(chunk)
+
+
+@pytest.mark.parametrize("missing", [("preadv",), ("preadv", "pread")],
+                         ids=["no preadv", "no pread (Windows)"])
+def test_platforms_without_preadv_read_the_same(tmp_path: Path, monkeypatch, missing) -> None:
+    p = tmp_path / "f"
+    p.write_bytes(b"0123456789\n" * 1000)
+    with GuardedFile(p) as f:
+        for name in missing:
+            if hasattr(os, name):
+                monkeypatch.delattr(os, name)
+        assert bytes(f.read(5, 27)) == (b"0123456789\n" * 3)[5:27]
+        assert [o for o, _ in f.line_blocks(100)][:3] == [0, 99, 198]
+        assert f.read_excerpt(10_994, 11_100) == b"56789\n"
+        with pytest.raises(FileChangedError, match="ends at byte 11000 now"):
+            f.read(10_990, 11_001)

@@ -42,6 +42,7 @@ Example:
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import threading
@@ -58,7 +59,7 @@ __all__ = ["FileIdentity", "GuardedFile"]
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
 _NEWLINE = 0x0A
-_SCAN = 1 << 16
+_SCAN = 1 << 12
 
 
 @dataclass(frozen=True)
@@ -136,15 +137,33 @@ def _open_regular(path: str, what: str) -> tuple[int, os.stat_result]:
         raise
 
 
+_SEEK_LOCK = threading.Lock()
+
+
+def _pread_into(fd: int, view: memoryview, offset: int) -> int:
+    """Reads at ``offset`` into ``view``; returns the bytes read (0 at the end).
+    ``os.preadv`` reads straight into the buffer; platforms without it copy
+    (``os.pread``) or seek under a lock (Windows)."""
+    if hasattr(os, "preadv"):
+        return os.preadv(fd, [view], offset)
+    if hasattr(os, "pread"):
+        data = os.pread(fd, len(view), offset)
+        view[:len(data)] = data
+        return len(data)
+    with _SEEK_LOCK, io.FileIO(fd, closefd=False) as f:
+        f.seek(offset)
+        return f.readinto(view) or 0
+
+
 def _last_newline(view: np.ndarray) -> int:
-    """Index of the last ``'\\n'`` in ``view``, or -1."""
-    hi = len(view)
+    """Index of the last ``'\\n'`` in ``view``, or -1 (scans backwards in growing steps)."""
+    hi, step = len(view), _SCAN
     while hi > 0:
-        lo = max(0, hi - _SCAN)
+        lo = max(0, hi - step)
         hits = np.flatnonzero(view[lo:hi] == _NEWLINE)
         if len(hits):
             return lo + int(hits[-1])
-        hi = lo
+        hi, step = lo, min(step * 2, 1 << 20)
     return -1
 
 
@@ -214,7 +233,7 @@ class GuardedFile:
         view = memoryview(buffer).cast("B")
         done, total = 0, len(view)
         while done < total:
-            got = os.preadv(self._fd, [view[done:]], offset + done)
+            got = _pread_into(self._fd, view[done:], offset + done)
             if got == 0:
                 now = FileIdentity.of(os.fstat(self._fd))
                 raise self._changed([f"it ends at byte {now.size} now, but bytes up to "
@@ -239,15 +258,18 @@ class GuardedFile:
         """Up to ``stop - start`` bytes at ``start`` for a message; what is
         there now (fewer when the file shrank), never an error."""
         start = max(0, int(start))
+        buffer = bytearray(max(0, int(stop) - start))
         try:
-            return os.pread(self._fd, max(0, int(stop) - start), start)
+            return bytes(buffer[:_pread_into(self._fd, memoryview(buffer), start)])
         except OSError:
             return b""
 
-    def line_blocks(self, block_size: int = 16 << 20, start: int = 0) -> Iterator[tuple[int, np.ndarray]]:
+    def line_blocks(self, block_size: int = 1 << 20, start: int = 0) -> Iterator[tuple[int, np.ndarray]]:
         """Yields ``(file offset, bytes)`` of consecutive blocks of whole lines
         of about ``block_size`` bytes from ``start`` to the size at open (a line
-        longer than a block comes whole). Each view is valid until the next one."""
+        longer than a block comes whole). Each view is valid until the next one.
+        About 1 MiB is fastest: the block is still in the CPU cache when it is
+        scanned after the copy."""
         buffer = np.empty(max(1, int(block_size)), dtype=np.uint8)
         pos, have, size = int(start), 0, self.size
         while pos + have < size or have:

@@ -27,7 +27,7 @@ def test_truncated_while_the_index_is_built(tmp_path):
     """The indexer walked a mapping of the file: truncating it between two
     progress reports made the next page access a SIGBUS."""
     path = tmp_path / "big.ctf"
-    path.write_bytes(b"|a 1 2 3 4\n" * 2_300_000)  # 25 MB: more than one 16 MiB block
+    path.write_bytes(b"|a 1 2 3 4\n" * 300_000)  # 3.3 MB: several 1 MiB blocks
     code = f"""
 import os
 from minibatcher import CTFDeserializer, StreamDef, FileChangedError
@@ -44,7 +44,7 @@ except FileChangedError as e:
     kind, message = _last_line(run_python(code))
     assert kind == "FileChangedError"
     assert "big.ctf: the CTF file changed after it was opened" in message
-    assert "ends at byte 1000 now" in message and "size 25300000 -> 1000 bytes" in message
+    assert "ends at byte 1000 now" in message and "size 3300000 -> 1000 bytes" in message
 
 
 def test_shrinking_after_indexing_while_an_excerpt_is_shown(tmp_path):

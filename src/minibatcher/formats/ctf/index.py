@@ -25,7 +25,7 @@ from .backend import backend
 from .issues import excerpt
 from .reference_index import IndexStatus
 
-INDEX_BLOCK = 16 << 20  # bytes read per block while indexing
+INDEX_BLOCK = 1 << 20  # bytes read per block while indexing (still in cache when scanned)
 ARRAY_FIELDS = ("keys", "offsets", "sizes", "rows", "lines", "dropped_offsets", "dropped_lines")
 _SIGNED = (np.int8, np.int16, np.int32, np.int64)
 _UNSIGNED = (np.uint8, np.uint16, np.uint32, np.uint64)

@@ -284,7 +284,7 @@ def survey_blocks(data: Any, *, block_size: int = _BLOCK_SIZE, impl: str = "nati
     return merge_surveys(parts)
 
 
-def survey_file(file: GuardedFile, *, block_size: int = _BLOCK_SIZE, impl: str = "native",
+def survey_file(file: GuardedFile, *, block_size: int = 1 << 20, impl: str = "native",
                 progress: Callable[[int], object] | None = None) -> list[StreamSurvey]:
     """:func:`survey` of an open file, read in blocks of whole lines with
     ``pread`` (a file that shrinks meanwhile is a ``FileChangedError``, not a

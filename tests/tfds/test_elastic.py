@@ -5,7 +5,6 @@ at most one example."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 

@@ -158,8 +158,8 @@ def print_tfrecord(reports: list[dict[str, Any]]) -> None:
         if r["features"]:
             print(f"features (tf.train.Example, first {r['sampled']} records):")
             for s in r["features"]:
-                print(f"  {s['name']:<24} {s['kind']:<6} {s['min']}..{s['max']} values"
-                      f"{'' if s['records'] == r['sampled'] else ' (in %d records)' % s['records']}")
+                seen = "" if s["records"] == r["sampled"] else f" (in {s['records']} records)"
+                print(f"  {s['name']:<24} {s['kind']:<6} {s['min']}..{s['max']} values{seen}")
         elif r["records"]:
             print("features:  the records are not tf.train.Examples")
 

@@ -188,7 +188,8 @@ def elastic_remainder(builder, split, *, consumed: Sequence[int] | None = None,
         >>> import tempfile, pathlib
         >>> from minibatcher import tfds
         >>> from minibatcher.tfds.testing import write_dataset
-        >>> b = tfds.builder_from_directory(write_dataset(pathlib.Path(tempfile.mkdtemp()), {"train": [3, 3, 3]}))
+        >>> folder = write_dataset(pathlib.Path(tempfile.mkdtemp()), {"train": [3, 3, 3]})
+        >>> b = tfds.builder_from_directory(folder)
         >>> rest = elastic_remainder(b, "train", consumed=[2, 1])
         >>> rest.num_examples, [int(x["id"]) for x in b.as_dataset(rest.split_for(1, 0))]
         (6, [2, 6, 7, 8, 4, 5])

@@ -58,7 +58,8 @@ def test_hardware_and_portable_crc_agree(n: int) -> None:
 def test_frame_matches_tensorflow_bytes(tmp_path: Path, impl: str) -> None:
     assert write(tmp_path / "h", [b"hello"], impl=impl).read_bytes() == HELLO_FRAME
     empty = write(tmp_path / "e", [b""], impl=impl).read_bytes()
-    assert empty == bytes(8) + struct.pack("<I", masked_crc32c(bytes(8))) + bytes.fromhex("d8ea82a2")
+    header = bytes(8) + struct.pack("<I", masked_crc32c(bytes(8)))
+    assert empty == header + bytes.fromhex("d8ea82a2")
 
 
 @pytest.mark.parametrize("compression", [None, "GZIP", "ZLIB"])
@@ -150,7 +151,8 @@ def test_length_crc_mismatch_is_fatal(tmp_path: Path, impl: str) -> None:
 def test_truncated_record(tmp_path: Path, impl: str, cut: int) -> None:
     path = tmp_path / "r"
     path.write_bytes(HELLO_FRAME + HELLO_FRAME[:cut])
-    with pytest.raises(FormatError, match=rf"truncated record at byte 21: the file ends {cut} bytes"):
+    message = rf"truncated record at byte 21: the file ends {cut} bytes"
+    with pytest.raises(FormatError, match=message):
         list(TFRecordFile(path, impl=impl))
     with pytest.raises(FormatError, match="truncated"):
         len(TFRecordFile(path, impl=impl))

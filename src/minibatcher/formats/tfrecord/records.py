@@ -189,7 +189,8 @@ class TFRecordFile:
         while left != 0 and pos >= 0:
             buf, base = self._stream.window(pos, batch_bytes + 16)
             limit = batch_records if left < 0 else min(left, batch_records)
-            r = fn(buf, pos - base, limit, batch_bytes, self.verify_crc, self._budget.max_errors > 0)
+            skip_bad = self._budget.max_errors > 0
+            r = fn(buf, pos - base, limit, batch_bytes, self.verify_crc, skip_bad)
             walked = len(r["frames"]) + len(r["bad"])
             self._charge(r["bad"], base)
             if walked:
@@ -207,7 +208,8 @@ class TFRecordFile:
             left -= walked if left > 0 else 0
             pos = int(r["next"]) + base
 
-    def batches(self, start: int = 0, count: int = -1, *, batch_records: int = DEFAULT_BATCH_RECORDS,
+    def batches(self, start: int = 0, count: int = -1, *,
+                batch_records: int = DEFAULT_BATCH_RECORDS,
                 batch_bytes: int = DEFAULT_BATCH_BYTES) -> Iterator[RecordBatch]:
         """Records ``[start, start + count)`` (to the end when ``count < 0``) in
         batches, each filled by one native call.

@@ -94,7 +94,7 @@ def test_checkpoints_resume_exactly_around_skipped_sequences(write, options):
     def row(i: int) -> str:
         return f"{i} |a {'?' if i in bad_a else i} |b {'z' if i in bad_b else i}\n"
 
-    path = write("".join(row(i) * rows for i in range(40)))
+    path = write("".join(row(i) * rows for i in range(26)))
 
     def make() -> MinibatchSource:
         d = ctf(path, max_errors=6, skip_incomplete_sequences=True, chunk_size_in_bytes=64)
@@ -105,7 +105,11 @@ def test_checkpoints_resume_exactly_around_skipped_sequences(write, options):
     source = make()
     seen = {k for mb in source.minibatches(4) for k in mb["a"].keys.tolist()}
     assert seen and not seen & (bad_a | bad_b)  # lost a stream: never delivered
-    assert source.deserializer.stats.skipped_sequences == 3
+    skipped = source.deserializer.stats.skipped_sequences
+    if options.get("num_workers", 1) == 1:
+        assert skipped == 3
+    else:  # a worker parses only its own chunks
+        assert 0 < skipped < 3
 
 
 def test_composite_skips_the_joined_sequence_when_a_part_skips_it(write, impl):

@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import os
+import threading
 import zlib
 
 import numpy as np
@@ -70,19 +71,37 @@ class _Stream:
         self._file.close()
 
 
+_SCRATCH = threading.local()
+
+
+def _scratch(owner: object, n: int) -> np.ndarray:
+    """This thread's read buffer (at least ``n`` bytes), now owned by ``owner``.
+
+    One buffer for every plain stream of a thread: its pages stay resident,
+    where a fresh buffer per file or window would pay a page fault per page.
+    """
+    buf = getattr(_SCRATCH, "buf", None)
+    if buf is None or len(buf) < n:
+        buf = _SCRATCH.buf = np.empty(max(n, 2 * len(buf) if buf is not None else n), np.uint8)
+    _SCRATCH.owner = owner
+    return buf
+
+
 class PlainStream(_Stream):
-    """An uncompressed file read by range."""
+    """An uncompressed file read by range into the thread's read buffer: a
+    window is valid until the next ``window`` call of any plain stream."""
 
     def window(self, pos: int, need: int) -> tuple[np.ndarray, int]:
         """A buffer of the bytes from ``pos`` (at least ``need`` unless the file
         ends first) and the stream offset of its first byte."""
         end = self._base + len(self._buf)
-        if self._base <= pos and (pos + need <= end or end >= self.file_size):
+        mine = getattr(_SCRATCH, "owner", None) is self
+        if mine and self._base <= pos and (pos + need <= end or end >= self.file_size):
             self._eof = end >= self.file_size
             return self._buf[pos - self._base:], pos
         self.check_unchanged()
         n = max(min(need, self.file_size - pos), min(BLOCK, self.file_size - pos), 0)
-        buf = np.empty(n, np.uint8)
+        buf = _scratch(self, n)[:n]
         if n:
             self._file.read_into(buf, pos)
         self._buf, self._base = buf, pos

@@ -241,3 +241,21 @@ def test_dataset_of_many_files_stays_under_the_descriptor_limit(tmp_path: Path) 
         assert len(list(TFRecordDataset(paths))) == 300
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_two_files_read_alternately_share_the_read_buffer_safely(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from minibatcher.formats.tfrecord import streams
+
+    monkeypatch.setattr(streams, "BLOCK", 64)
+    a, b = records(40, seed=1), records(40, seed=2)
+    fa = TFRecordFile(write(tmp_path / "a", a)).batches(batch_records=3, batch_bytes=50)
+    fb = TFRecordFile(write(tmp_path / "b", b)).batches(batch_records=2, batch_bytes=70)
+    got_a: list[bytes] = []
+    got_b: list[bytes] = []
+    for x, y in zip(fa, fb):
+        got_a += [bytes(r) for r in x]
+        got_b += [bytes(r) for r in y]
+    got_a += [bytes(r) for x in fa for r in x]
+    got_b += [bytes(r) for y in fb for r in y]
+    assert got_a == a and got_b == b

@@ -95,15 +95,28 @@ ScanResult scan(const uint8_t* buf, size_t size, int64_t pos, const Limits& limi
 }
 
 ReadResult read(const uint8_t* buf, size_t size, int64_t pos, const Limits& limits) {
+  // Walk first (frames, lengths, CRCs), then size the output once and copy:
+  // growing it record by record costs more than the whole walk.
   ReadResult r;
+  Buffer<int64_t> lengths;
   walk(buf, size, pos, limits, &r.bad, &r.next, &r.status, &r.status_offset,
-       [&r, buf](int64_t frame, int64_t n) {
-         const size_t at = r.data.size();
-         r.data.resize(at + size_t(n));
-         if (n > 0) std::memcpy(r.data.data() + at, buf + frame + kHeaderBytes, size_t(n));
-         r.ends.push_back(int64_t(r.data.size()));
+       [&r, &lengths](int64_t frame, int64_t n) {
          r.frames.push_back(frame);
+         lengths.push_back(n);
        });
+  const size_t count = r.frames.size();
+  r.ends.resize(count);
+  int64_t total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    total += lengths[i];
+    r.ends[i] = total;
+  }
+  r.data.resize(size_t(total));
+  uint8_t* out = r.data.data();
+  for (size_t i = 0; i < count; ++i) {
+    if (lengths[i] > 0) std::memcpy(out, buf + r.frames[i] + kHeaderBytes, size_t(lengths[i]));
+    out += lengths[i];
+  }
   return r;
 }
 

@@ -51,7 +51,10 @@ struct ScanResult {
 ScanResult scan(const uint8_t* buf, size_t size, int64_t pos, const Limits& limits);
 
 struct ReadResult {
-  Buffer<uint8_t> data;   // the records' bytes, back to back
+  // The records' bytes, back to back. A plain (malloc) vector: batches are a
+  // few MiB at most and come and go, so the heap reuses their memory, while
+  // fresh mapped pages would cost a page fault each.
+  std::vector<uint8_t> data;
   Buffer<int64_t> ends;   // end offset of record i in `data`
   Buffer<int64_t> frames; // frame offset of record i in the stream
   std::vector<int64_t> bad;

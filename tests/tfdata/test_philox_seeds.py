@@ -29,7 +29,8 @@ def test_philox_known_answers(counter, key, expected) -> None:
 
 @pytest.mark.parametrize("counter, key, expected", KAT)
 def test_vectorized_blocks_match_the_reference(counter, key, expected) -> None:
-    # PhiloxRandom(seed_lo, seed_hi): key = (lo, hi) of seed_lo, counter = (block, 0, lo, hi of seed_hi)
+    # PhiloxRandom(seed_lo, seed_hi): key = (lo, hi) of seed_lo,
+    # counter = (block, 0, lo, hi) of seed_hi
     seed_lo = key[0] | key[1] << 32
     seed_hi = counter[2] | counter[3] << 32
     block = counter[0] | counter[1] << 32
@@ -82,7 +83,6 @@ def test_two_shuffles_after_set_seed_use_consecutive_op_seeds() -> None:
         b = Dataset.range(10).shuffle(10)
     with random_seed_scope(None):
         a2 = Dataset.range(10).shuffle(10, seed=first)
-        b2 = Dataset.range(10).shuffle(10, seed=second)
     # the global seed 7 with op seed s gives (7, s); the default global seed gives (87654321, s)
     assert a._spec()["seeds"] == [7, first] and b._spec()["seeds"] == [7, second]
     assert a2._spec()["seeds"] == [87654321, first]

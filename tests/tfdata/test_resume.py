@@ -106,3 +106,60 @@ def test_changed_file_is_refused(write) -> None:
     path.write_bytes(b"a\nB\nc\n")
     with pytest.raises(CheckpointError, match="step 0 was source"):
         iter(TextLineDataset(str(path))).set_state(state)
+
+
+class CountingSource:
+    """Records ``shard * 1000 + i``; counts the records read."""
+
+    reads = 0
+
+    def __init__(self, shard: int, n: int) -> None:
+        self.shard, self.n = shard, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> int:
+        CountingSource.reads += 1
+        return self.shard * 1000 + i
+
+    def fingerprint(self) -> list[int]:
+        return [self.shard, self.n]
+
+
+def tfds_like(lengths: list[int]) -> Dataset:
+    from minibatcher.tfdata import SourceDataset
+    files = Dataset.from_tensor_slices(list(range(len(lengths)))).shuffle(len(lengths), seed=1)
+    return files.interleave(lambda f: SourceDataset(CountingSource(int(f), lengths[int(f)]))
+                            .skip(2), cycle_length=3, block_length=2).shuffle(8, seed=2)
+
+
+def test_restore_after_interleave_seeks_instead_of_replaying() -> None:
+    lengths = [90, 0, 75, 120, 60, 33]
+    it = iter(tfds_like(lengths))
+    head = [int(next(it)) for _ in range(200)]
+    state = it.get_state()
+    rest = [int(x) for x in it]
+    CountingSource.reads = 0
+    fresh = iter(tfds_like(lengths))
+    fresh.set_state(state)
+    restore_reads = CountingSource.reads
+    assert [int(x) for x in fresh] == rest and len(head + rest) == sum(lengths) - 2 * 5
+    assert restore_reads <= 8  # the buffer's 8 elements: no replay of the 200 before them
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_interleave_skip_equals_reading(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(0, 9, int(rng.integers(1, 7))).tolist()
+    cycle, block = int(rng.integers(1, 5)), int(rng.integers(1, 4))
+
+    def make() -> Dataset:
+        return Dataset.range(len(lengths)).interleave(
+            lambda s: Dataset.range(lengths[int(s)]).map(lambda i: s * 100 + i),
+            cycle_length=cycle, block_length=block)
+    whole = [int(x) for x in make()]
+    for n in range(len(whole) + 2):
+        it = iter(make())
+        assert it._it.skip(n) == min(n, len(whole))
+        assert [int(x) for x in it] == whole[n:]

@@ -93,7 +93,8 @@ def test_shuffle_then_repeat_reshuffles_each_epoch() -> None:
               for k in range(3)]
     assert ints(repeated) == epochs[0] + epochs[1] + epochs[2]
     # the shuffle node's iteration count is shared: iterating again goes on with iteration 3
-    assert ints(repeated)[:8] == tf_shuffle(list(range(8)), 8, iteration_seeds(87654321, 4, 3, True))
+    fourth = tf_shuffle(list(range(8)), 8, iteration_seeds(87654321, 4, 3, True))
+    assert ints(repeated)[:8] == fourth
 
 
 def test_repeat_then_shuffle_mixes_epochs() -> None:

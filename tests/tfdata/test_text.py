@@ -15,8 +15,9 @@ from minibatcher.tfdata import Dataset, TextLineDataset
     (b"a\nb\n", [b"a", b"b"]),
     (b"a\nb", [b"a", b"b"]),                       # no final newline
     (b"a\r\nb\r\n", [b"a", b"b"]),                 # CRLF: the \r before \n goes
-    (b"a\rb\n", [b"a\rb"]),                        # a lone CR is not a line break
-    (b"a\r\r\n", [b"a\r"]),                        # only one \r is dropped
+    (b"a\rb\n", [b"ab"]),                          # a lone CR is no line break; it is dropped
+    (b"a\r\r\n", [b"a"]),                          # every \r is dropped (BufferedInputStream)
+    (b"x\n\r\ny\n", [b"x", b"", b"y"]),
     (b"\n\n", [b"", b""]),                         # empty lines count
     (b"", []),
     (b"x\n\r", [b"x"]),                            # a last "line" of only \r is no line

@@ -5,7 +5,6 @@ at most one example."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
@@ -75,3 +74,35 @@ def test_cursor_replay_matches_the_interleave(builder) -> None:
 def test_too_many_consumed(builder) -> None:
     with pytest.raises(ValueError, match="more examples than"):
         tfds.elastic_remainder(builder, "train", consumed=[100])
+
+
+@pytest.mark.parametrize("n, m, steps, epoch", [(2, 3, [2, 1], 0), (3, 2, [0, 3, 1], 1),
+                                                (4, 1, [1, 1, 2, 0], 0), (1, 4, [5], 2)])
+def test_restore_from_states_on_another_worker_count(builder, n: int, m: int, steps: list[int],
+                                                     epoch: int) -> None:
+    import json
+
+    read, states = [], []
+    for w in range(n):
+        rc = dataclasses.replace(CONFIG, input_context=tfds.InputContext(n, w))
+        ds = builder.as_dataset("train", shuffle_files=True, read_config=rc).batch(3)
+        for _ in range(epoch):
+            list(iter(ds))
+        it = iter(ds)
+        for _ in range(steps[w]):
+            read += list(next(it)["tfds_id"])
+        states.append(json.loads(json.dumps(it.get_state())))
+    rest = tfds.elastic_remainder(builder, "train", states=states, shuffle_files=True,
+                                  read_config=CONFIG)
+    for j in range(m):
+        read += ids(builder.as_dataset(rest.split_for(m, j), read_config=CONFIG))
+    assert sorted(read) == sorted(ids(builder.as_dataset("train", read_config=CONFIG)))
+    assert len(set(read)) == len(read) == 43
+
+
+def test_states_with_a_shuffle_buffer_are_refused(builder) -> None:
+    ds = builder.as_dataset("train", read_config=CONFIG).shuffle(4, seed=1)
+    it = iter(ds)
+    next(it)
+    with pytest.raises(ValueError, match="a shuffle buffer holds examples"):
+        tfds.elastic_remainder(builder, "train", states=[it.get_state()], read_config=CONFIG)

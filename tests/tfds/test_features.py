@@ -124,8 +124,9 @@ def test_shard_shorter_than_shard_lengths(tmp_path: Path) -> None:
     info["splits"][0]["shardLengths"] = ["3", "5"]
     (d / "dataset_info.json").write_text(json.dumps(info))
     ds = tfds.builder_from_directory(d).as_dataset("train")
-    with pytest.raises(FormatError, match=r"toy-train.tfrecord-00001-of-00002: the shard holds 4 "
-                                          r"records, but dataset_info.json \(shardLengths\) says 5"):
+    message = (r"toy-train.tfrecord-00001-of-00002: the shard holds 4 records, but "
+               r"dataset_info.json \(shardLengths\) says 5")
+    with pytest.raises(FormatError, match=message):
         list(ds)
 
 
@@ -157,7 +158,8 @@ def test_corrupted_shard_names_file_and_offset(tmp_path: Path) -> None:
     ('{"name": "x", "splits": [{"name": "train"}]}', "has no 'shardLengths'"),
     ('{"name": "x", "splits": [{"name": "train", "shardLengths": ["a"]}]}',
      "'shardLengths' should be a list of integers"),
-    ('{"name": "x", "splits": [{"name": "t", "shardLengths": []}, {"name": "t", "shardLengths": []}]}',
+    ('{"name": "x", "splits": [{"name": "t", "shardLengths": []}, '
+     '{"name": "t", "shardLengths": []}]}',
      "listed twice"),
 ])
 def test_malformed_dataset_info(tmp_path: Path, text: str, message: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from minibatcher import tfds
-from minibatcher.tfds.splits import AbstractSplit, SplitInfo, file_instructions
+from minibatcher.tfds.splits import AbstractSplit, SplitInfo
 from minibatcher.tfds.info import SplitDict
 
 
@@ -94,7 +94,8 @@ def test_parse_errors(spec: str, error: type, message: str) -> None:
 
 def test_resolution_errors() -> None:
     s = split_dict(train=[10], test=[5])
-    with pytest.raises(ValueError, match=r"Unknown split 'valid'. Should be one of \['train', 'test'\]."):
+    unknown = r"Unknown split 'valid'. Should be one of \['train', 'test'\]."
+    with pytest.raises(ValueError, match=unknown):
         s["valid"]
     with pytest.raises(ValueError, match=r"Requested slice \[:11\] incompatible with 10 examples."):
         s["train[:11]"]
@@ -132,3 +133,24 @@ def test_even_splits() -> None:
     total = sum(s[p].num_examples if isinstance(p, str) else
                 SplitDict.__getitem__(s, p).num_examples for p in tfds.even_splits("train", 4))
     assert total == 10
+
+
+def test_split_for_jax_process_uses_the_process_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    fake = types.SimpleNamespace(process_count=lambda: 3, process_index=lambda: 2)
+    monkeypatch.setitem(sys.modules, "jax", types.ModuleType("jax"))
+    monkeypatch.setattr(sys.modules["jax"], "process_count", fake.process_count, raising=False)
+    monkeypatch.setattr(sys.modules["jax"], "process_index", fake.process_index, raising=False)
+    s = split_dict(train=[10])
+    assert absolute(s, tfds.split_for_jax_process("train")) == [("train", 7, 10)]
+    assert absolute(s, tfds.split_for_jax_process("train", drop_remainder=True)) == [
+        ("train", 6, 9)]
+
+
+def test_file_instruction_validation() -> None:
+    with pytest.raises(ValueError, match="skip \\+ take <= examples_in_shard"):
+        tfds.FileInstruction("f", 3, 2, 4)
+    with pytest.raises(ValueError, match="0 <= skip"):
+        tfds.FileInstruction("f", -1, 1, 4)

@@ -117,7 +117,8 @@ def ctf_to_tfrecord(args: argparse.Namespace) -> int:
                         lo, hi = int(s.indptr[sl.start]), int(s.indptr[sl.stop])
                         ex[f"{name}/indices"] = np.asarray(s.indices[lo:hi], np.int64)
                         ex[f"{name}/values"] = np.asarray(s.values[lo:hi], np.float32)
-                        ex[f"{name}/lengths"] = np.diff(s.indptr[sl.start:sl.stop + 1]).astype(np.int64)
+                        ex[f"{name}/lengths"] = np.diff(
+                            s.indptr[sl.start:sl.stop + 1]).astype(np.int64)
                     else:
                         ex[name] = np.asarray(s.values[sl], np.float32).reshape(-1)
                 records.append(encode_example(ex))
@@ -187,8 +188,9 @@ def run(args: argparse.Namespace) -> int:
     source = args.source or detect_kind(args.input)
     target = args.to or _EXTENSIONS.get(os.path.splitext(args.output)[1].lower())
     if target is None:
-        raise common.UsageError(f"--to should name the output kind ({', '.join(sorted({k for _, k in CONVERTERS}))}) "
-                                f"when OUTPUT's extension does not, but got OUTPUT={args.output!r}")
+        kinds = ", ".join(sorted({k for _, k in CONVERTERS}))
+        raise common.UsageError(f"--to should name the output kind ({kinds}) when OUTPUT's "
+                                f"extension does not, but got OUTPUT={args.output!r}")
     convert = CONVERTERS.get((source, target))
     if convert is None:
         pairs = ", ".join(f"{a} -> {b}" for a, b in CONVERTERS)

@@ -103,8 +103,8 @@ def collect_tfrecord(paths: Sequence[str | os.PathLike], compression: str | None
         if f.compression_type:
             sizes = [len(r) for r in sample]
         else:  # every record's size, from the index
-            sizes = (np.diff(np.append(f.frames, f._stream.file_size)) - 16).tolist()
-        out.append({"file": str(p), "size": f._stream.file_size, "compression": f.compression_type,
+            sizes = (np.diff(np.append(f.frames, f.file_size)) - 16).tolist()
+        out.append({"file": str(p), "size": f.file_size, "compression": f.compression_type,
                     "records": n, "min_bytes": int(min(sizes)) if sizes else 0,
                     "max_bytes": int(max(sizes)) if sizes else 0,
                     "features": _features(sample), "sampled": len(sample)})
@@ -158,8 +158,8 @@ def print_tfrecord(reports: list[dict[str, Any]]) -> None:
         if r["features"]:
             print(f"features (tf.train.Example, first {r['sampled']} records):")
             for s in r["features"]:
-                print(f"  {s['name']:<24} {s['kind']:<6} {s['min']}..{s['max']} values"
-                      f"{'' if s['records'] == r['sampled'] else ' (in %d records)' % s['records']}")
+                seen = "" if s["records"] == r["sampled"] else f" (in {s['records']} records)"
+                print(f"  {s['name']:<24} {s['kind']:<6} {s['min']}..{s['max']} values{seen}")
         elif r["records"]:
             print("features:  the records are not tf.train.Examples")
 

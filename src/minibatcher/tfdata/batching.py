@@ -56,7 +56,7 @@ def _pad_column(values: list[Any], shape: Any, value: Any, component: int) -> np
                               f"padded size {fixed}")
         target.append(longest if fixed is None else fixed)
     dtype = arrays[0].dtype
-    fill = (b"" if dtype == object else 0) if value is None else value
+    fill = (b"" if dtype.kind == "O" else 0) if value is None else value
     out = np.full((len(arrays), *target), fill, dtype=dtype)
     for i, a in enumerate(arrays):
         out[(i, *(slice(0, s) for s in a.shape))] = a
@@ -118,12 +118,23 @@ class _BatchIter(Iter):
             raise StopIteration
         return self.node._combine(items)
 
+    def skip(self, count: int) -> int:
+        size = self.node._batch_size
+        done = self.parent.skip(count * size)
+        return done // size + (1 if done % size and not self.node._drop else 0)
+
     def state(self) -> dict[str, Any]:
         return {"in": self.parent.state()}
 
 
 class BatchDataset(Dataset):
-    """``batch(batch_size, drop_remainder)``."""
+    """``batch(batch_size, drop_remainder)``.
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> [b.tolist() for b in BatchDataset(Dataset.range(3), 2, False)]
+        [[0, 1], [2]]
+    """
 
     def __init__(self, parent: Dataset, batch_size: int, drop_remainder: bool) -> None:
         batch_size = int(batch_size)
@@ -161,7 +172,14 @@ class BatchDataset(Dataset):
 
 
 class PaddedBatchDataset(BatchDataset):
-    """``padded_batch(batch_size, padded_shapes, padding_values, drop_remainder)``."""
+    """``padded_batch(batch_size, padded_shapes, padding_values, drop_remainder)``.
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> ds = Dataset.from_tensor_slices([1, 2]).map(lambda n: np.ones(n, np.int8))
+        >>> next(iter(PaddedBatchDataset(ds, 2, None, None, False))).tolist()
+        [[1, 0], [1, 1]]
+    """
 
     def __init__(self, parent: Dataset, batch_size: int, padded_shapes: Any,
                  padding_values: Any, drop_remainder: bool) -> None:

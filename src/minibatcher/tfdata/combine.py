@@ -44,12 +44,21 @@ class _ZipIter(Iter):
     def __next__(self) -> Any:
         return pack_as(self.template, [next(p) for p in self.parents])
 
+    def skip(self, count: int) -> int:
+        return min((p.skip(count) for p in self.parents), default=0)
+
     def state(self) -> dict[str, Any]:
         return {"in": [p.state() for p in self.parents]}
 
 
 class ZipDataset(Dataset):
-    """``Dataset.zip``: a (nested) tuple or dict of datasets."""
+    """``Dataset.zip``: a (nested) tuple or dict of datasets.
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> next(iter(ZipDataset({"a": Dataset.range(2), "b": Dataset.range(3, 5)})))
+        {'a': np.int64(0), 'b': np.int64(3)}
+    """
 
     def __init__(self, structure: Any) -> None:
         self._template = structure
@@ -87,7 +96,13 @@ class ZipDataset(Dataset):
 
 
 class EnumerateDataset(_Unary):
-    """``enumerate(start)``: ``(int64 index, element)``."""
+    """``enumerate(start)``: ``(int64 index, element)``.
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> next(iter(EnumerateDataset(Dataset.range(5, 7), 1)))
+        (np.int64(1), np.int64(5))
+    """
 
     def __init__(self, parent: Dataset, start: int) -> None:
         super().__init__(parent)
@@ -146,7 +161,13 @@ class _ConcatIter(Iter):
 
 
 class ConcatenateDataset(Dataset):
-    """``concatenate``."""
+    """``concatenate``.
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> [int(x) for x in ConcatenateDataset(Dataset.range(1), Dataset.range(2))]
+        [0, 0, 1]
+    """
 
     def __init__(self, first: Dataset, second: Dataset) -> None:
         if not isinstance(second, Dataset):

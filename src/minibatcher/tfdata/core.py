@@ -33,7 +33,13 @@ UNKNOWN = -2
 class View(abc.ABC):
     """Random access to one iteration of a dataset: ``len(view)`` elements,
     ``view[i]`` in O(1) (or amortized O(1)), ``pins()`` the JSON-able value
-    that recreates this same iteration (the shuffle iterations inside it)."""
+    that recreates this same iteration (the shuffle iterations inside it).
+
+    Example:
+        >>> v = ListView([1, 2, 3])
+        >>> len(v), v[2], v.read(0, 2), v.pins()
+        (3, 3, [1, 2], None)
+    """
 
     @abc.abstractmethod
     def __len__(self) -> int:
@@ -80,6 +86,11 @@ class Iter(abc.ABC):
     (``address``: a position in the nearest view below) and rebuild any of
     their elements from it (``refetch``); buffers above them (shuffle,
     group_by_window, interleave) checkpoint addresses instead of elements.
+
+    Example:
+        >>> it = ViewIter(ListView([5, 6, 7]))
+        >>> it.skip(1), next(it), it.address, it.refetch(0)
+        (1, 6, 1, 5)
     """
 
     addressable = False
@@ -120,6 +131,11 @@ class ViewIter(Iter):
     """Sequential reading of a view; state ``{"pos", "pins"}``; skip is O(1).
 
     Blocks grow from 1 to 64 elements, so a short read does little extra work.
+
+    Example:
+        >>> it = ViewIter(ListView("abc"), 2)
+        >>> next(it), it.state()
+        ('c', {'pos': 3, 'pins': None})
     """
 
     addressable = True
@@ -154,6 +170,8 @@ class ViewIter(Iter):
     def skip(self, count: int) -> int:
         done = max(0, min(count, self._length - self.pos))
         self.pos += done
+        if done:
+            self._size = 1  # after a jump, read small blocks again (no read-ahead waste)
         return done
 
     @property
@@ -176,6 +194,30 @@ def view_iter(view_of: Any, state: Mapping[str, Any] | None) -> ViewIter:
     if state is None:
         return ViewIter(view_of(None))
     return ViewIter(view_of(require(state, "pins")), int(require(state, "pos")))
+
+
+def fetch_positions(iterator: Iter, positions: Any, what: str) -> dict[int, Any]:
+    """The elements at ``positions`` (ascending) of a fresh ``iterator``; the gaps
+    are skipped (O(1) over views, no reading), and the iterator is left after the
+    last position.
+
+    Example:
+        >>> fetch_positions(ViewIter(ListView("abcdef")), [1, 4], "example")
+        {1: 'b', 4: 'e'}
+    """
+    out: dict[int, Any] = {}
+    at = 0
+    for pos in positions:
+        if iterator.skip(pos - at) != pos - at:
+            raise CheckpointError(f"{what}: the input ended before element {pos} the checkpoint "
+                                  "refers to; the data changed")
+        try:
+            out[pos] = next(iterator)
+        except StopIteration:
+            raise CheckpointError(f"{what}: the input ended before element {pos} the "
+                                  "checkpoint refers to; the data changed") from None
+        at = pos + 1
+    return out
 
 
 def clamp_count(count: int) -> int:

@@ -49,7 +49,8 @@ class Dataset:
     def _make_iter(self, state: dict[str, Any] | None) -> Iter:
         if self._has_view():
             return view_iter(self._make_view, state)
-        raise NotImplementedError(f"{type(self).__name__} implements neither a view nor an iterator")
+        raise NotImplementedError(f"{type(self).__name__} implements neither a view nor an "
+                                  "iterator")
 
     def _cardinality(self) -> int:
         return UNKNOWN
@@ -313,7 +314,8 @@ class Dataset:
                                   bucket_boundaries: list[int], bucket_batch_sizes: list[int],
                                   padded_shapes: Any = None, padding_values: Any = None,
                                   pad_to_bucket_boundary: bool = False, no_padding: bool = False,
-                                  drop_remainder: bool = False, name: str | None = None) -> "Dataset":
+                                  drop_remainder: bool = False,
+                                  name: str | None = None) -> "Dataset":
         """Length buckets ``[b[i-1], b[i])`` batched with their own batch sizes.
 
         Example:

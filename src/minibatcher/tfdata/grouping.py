@@ -27,7 +27,7 @@ import numpy as np
 
 from ..engine.state import require
 from ..errors import CheckpointError, ConfigError
-from .core import Iter
+from .core import Iter, fetch_positions
 from .dataset import Dataset
 from .sources import ElementsSource, SourceDataset
 from .structure import call, flatten, flatten_up_to, is_structure, pack_as
@@ -133,21 +133,19 @@ class _GroupIter(Iter):
                 raise CheckpointError("the group_by_window checkpoint refers to elements by "
                                       "address, but this pipeline's input has no addresses")
             return self.input.refetch
-        need, found = set(wanted), {}
         replay = self.node._parent._make_iter(self.start_state)
-        for ordinal in range(max(need, default=-1) + 1):
-            try:
-                x = next(replay)
-            except StopIteration:
-                raise CheckpointError("group_by_window's input ended before the checkpoint's "
-                                      f"element {ordinal}; the data changed") from None
-            if ordinal in need:
-                found[ordinal] = x
-        return found.__getitem__
+        return fetch_positions(replay, sorted(set(wanted)), "group_by_window").__getitem__
 
 
 class GroupByWindowDataset(Dataset):
-    """``group_by_window(key_func, reduce_func, window_size | window_size_func)``."""
+    """``group_by_window(key_func, reduce_func, window_size | window_size_func)``.
+
+    Example:
+        >>> ds = GroupByWindowDataset(Dataset.range(5), lambda x: x % 2, lambda k, w: w.batch(5),
+        ...                           2, None)
+        >>> [b.tolist() for b in ds]
+        [[0, 2], [1, 3], [4]]
+    """
 
     def __init__(self, parent: Dataset, key_func: Callable[..., Any],
                  reduce_func: Callable[[Any, Dataset], Dataset], window_size: int | None,

@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 from ..engine.state import require
 from ..errors import CheckpointError, ConfigError
-from .core import Iter
+from .core import Iter, fetch_positions
 from .dataset import AUTOTUNE, Dataset
 from .structure import call
 
@@ -85,21 +85,52 @@ class _InterleaveIter(Iter):
                     self.ci = (self.ci + 1) % self.cycle
                 return x
             if not self.exhausted:
-                try:
-                    element = next(self.input)
-                except StopIteration:
-                    self.exhausted = True
-                    continue
-                address = self.input.address if self.input.addressable else None
-                it = self._open(element)._make_iter(None)
-                slots[self.ci] = _Slot(it, self.taken, address)
-                self.taken += 1
-                self.open += 1
+                self._open_next()
             elif self.open == 0:
                 raise StopIteration
             else:
                 self.bi = 0
                 self.ci = (self.ci + 1) % self.cycle
+
+    def skip(self, count: int) -> int:
+        """Moves the cursor as ``count`` reads would, skipping inside the slots
+        (O(1) per block over views: no element is read)."""
+        done, slots = 0, self.slots
+        while done < count:
+            slot = slots[self.ci]
+            if slot is not None:
+                want = min(self.block - self.bi, count - done)
+                got = slot.it.skip(want)
+                done += got
+                self.bi += got
+                if got < want:  # exhausted: as a failed read, close the slot and move on
+                    slots[self.ci] = None
+                    self.open -= 1
+                    self.bi = 0
+                    self.ci = (self.ci + 1) % self.cycle
+                elif self.bi == self.block:
+                    self.bi = 0
+                    self.ci = (self.ci + 1) % self.cycle
+            elif not self.exhausted:
+                self._open_next()
+            elif self.open == 0:
+                break
+            else:
+                self.bi = 0
+                self.ci = (self.ci + 1) % self.cycle
+        return done
+
+    def _open_next(self) -> None:
+        try:
+            element = next(self.input)
+        except StopIteration:
+            self.exhausted = True
+            return
+        address = self.input.address if self.input.addressable else None
+        it = self._open(element)._make_iter(None)
+        self.slots[self.ci] = _Slot(it, self.taken, address)
+        self.taken += 1
+        self.open += 1
 
     def state(self) -> dict[str, Any]:
         return {"in": self.input.state(), "in0": self.start_state, "taken": self.taken,
@@ -127,23 +158,22 @@ class _InterleaveIter(Iter):
         again from the start of the iteration when the input has no addresses."""
         if self.input.addressable and all(s.get("address") is not None for s in saved):
             return {int(s["ordinal"]): self.input.refetch(int(s["address"])) for s in saved}
-        wanted = {int(require(s, "ordinal")) for s in saved}
-        out: dict[int, Any] = {}
+        wanted = sorted({int(require(s, "ordinal")) for s in saved})
         replay = self.node._parent._make_iter(self.start_state)
-        for ordinal in range(max(wanted, default=-1) + 1):
-            try:
-                x = next(replay)
-            except StopIteration:
-                raise CheckpointError("the interleave's input ended before the checkpoint's "
-                                      f"element {ordinal}; the data changed") from None
-            if ordinal in wanted:
-                out[ordinal] = x
-        return out
+        return fetch_positions(replay, wanted, "interleave")
 
 
 class InterleaveDataset(Dataset):
     """``interleave(map_func, cycle_length, block_length)`` (order as with
-    ``deterministic=True``; ``num_parallel_calls`` does not change it)."""
+    ``deterministic=True``; ``num_parallel_calls`` does not change it).
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> ds = InterleaveDataset(Dataset.range(2),
+        ...                        lambda s: Dataset.range(s * 10, s * 10 + 3), 2, 2)
+        >>> [int(x) for x in ds]
+        [0, 1, 10, 11, 2, 12]
+    """
 
     def __init__(self, parent: Dataset, fn: Callable[..., Dataset], cycle_length: int | None,
                  block_length: int | None) -> None:

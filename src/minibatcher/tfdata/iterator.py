@@ -135,7 +135,7 @@ class DatasetIterator(Iterator[Any]):
             >>> it.set_state(iter(Dataset.range(4)).get_state())
             Traceback (most recent call last):
             ...
-            minibatcher.errors.CheckpointError: cannot restore this checkpoint: step 0 was source(source='RangeSource', fingerprint=[0, 4, 1, '<i8']) there, but is source(source='RangeSource', fingerprint=[0, 5, 1, '<i8']) here; build the pipeline with the same data and options as the one that wrote the checkpoint
+            minibatcher.errors.CheckpointError: cannot restore this checkpoint: step 0 was ...
         """
         if not isinstance(state, Mapping):
             raise CheckpointError(f"a checkpoint state should be a dict, but got "

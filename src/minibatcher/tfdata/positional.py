@@ -19,8 +19,7 @@ from ..engine.state import require
 from ..errors import ConfigError
 from .core import INFINITE, UNKNOWN, Iter, View, clamp_count
 from .dataset import Dataset
-from .transforms import _is_random, _PassIter, _Unary
-
+from .transforms import _PassIter, _Unary, is_random
 
 # -- slices: skip, take, shard -----------------------------------------------------------------
 
@@ -145,7 +144,12 @@ class _Len(View):
 
 
 class SkipDataset(_Positional):
-    """``skip(count)``."""
+    """``skip(count)``.
+
+    Example:
+        >>> [int(x) for x in SkipDataset(Dataset.range(4), 3)]
+        [3]
+    """
 
     def __init__(self, parent: Dataset, count: int) -> None:
         super().__init__(parent)
@@ -167,7 +171,12 @@ class SkipDataset(_Positional):
 
 
 class TakeDataset(_Positional):
-    """``take(count)``."""
+    """``take(count)``.
+
+    Example:
+        >>> [int(x) for x in TakeDataset(Dataset.range(4), 1)]
+        [0]
+    """
 
     def __init__(self, parent: Dataset, count: int) -> None:
         super().__init__(parent)
@@ -189,7 +198,12 @@ class TakeDataset(_Positional):
 
 
 class ShardDataset(_Positional):
-    """``shard(num_shards, index)``: positions ``p`` with ``p % num_shards == index``."""
+    """``shard(num_shards, index)``: positions ``p`` with ``p % num_shards == index``.
+
+    Example:
+        >>> [int(x) for x in ShardDataset(Dataset.range(5), 2, 0)]
+        [0, 2, 4]
+    """
 
     def __init__(self, parent: Dataset, num_shards: int, index: int) -> None:
         super().__init__(parent)
@@ -256,7 +270,12 @@ class _RepeatIter(Iter):
 
 class RepeatDataset(_Unary):
     """``repeat(count)``: fresh iterations of the input (reshuffling shuffles draw
-    new seeds); a view only when the input has one and no randomness."""
+    new seeds); a view only when the input has one and no randomness.
+
+    Example:
+        >>> [int(x) for x in RepeatDataset(Dataset.range(2), 2)]
+        [0, 1, 0, 1]
+    """
 
     def __init__(self, parent: Dataset, count: int) -> None:
         super().__init__(parent)
@@ -266,7 +285,7 @@ class RepeatDataset(_Unary):
         return {"op": "repeat", "count": self._count}
 
     def _has_view(self) -> bool:
-        return self._count >= 0 and self._parent._has_view() and not _is_random(self._parent)
+        return self._count >= 0 and self._parent._has_view() and not is_random(self._parent)
 
     def _make_view(self, pins: Any) -> View:
         return _RepeatView(self._parent._make_view(None), self._count)

@@ -23,12 +23,13 @@ Example:
 
 from __future__ import annotations
 
-from array import array
 from typing import Any
+
+import numpy as np
 
 from ..engine.state import require
 from ..errors import CheckpointError, ConfigError
-from .core import INFINITE, Iter, View
+from .core import Iter, View, fetch_positions
 from .dataset import Dataset
 from .philox import Draws, iteration_seeds
 from .seeds import shuffle_seeds
@@ -38,7 +39,8 @@ _NO_END = 2**62
 
 class ShuffleOrder:
     """The positions a shuffle emits over an input of ``length`` elements
-    (``None``: not known to end), computed incrementally.
+    (``None``: not known to end), computed incrementally in pure Python (the
+    reference of the native ``_native.ShuffleOrder``; see :func:`shuffle_order`).
 
     Example:
         >>> o = ShuffleOrder((1, 2), 3, 6)
@@ -87,14 +89,28 @@ class ShuffleOrder:
         return self.buf[self.head:]
 
 
+def shuffle_order(seeds: tuple[int, int], buffer_size: int, length: int | None) -> Any:
+    """The native :class:`ShuffleOrder` (same interface; ``advance`` returns an
+    int64 array).
+
+    Example:
+        >>> shuffle_order((1, 2), 3, 6).advance(6).tolist() == ShuffleOrder((1, 2), 3, 6).advance(6)
+        True
+    """
+    from .. import _native
+    return _native.ShuffleOrder(seeds[0] & (2**64 - 1), seeds[1] & (2**64 - 1), buffer_size,
+                                -1 if length is None else length)
+
+
 class _ShuffleView(View):
     """A shuffle over an input view: emitted position -> input position."""
 
     def __init__(self, parent: View, seeds: tuple[int, int], buffer_size: int,
                  pins: dict[str, Any]) -> None:
         self.parent = parent
-        self.order = ShuffleOrder(seeds, buffer_size, len(parent))
-        self.positions = array("q")
+        self.order = shuffle_order(seeds, buffer_size, len(parent))
+        self.positions = np.zeros(0, np.int64)  # emitted positions computed so far (doubling)
+        self._known = 0
         self._pins = pins
         self._length = len(parent)
 
@@ -102,18 +118,24 @@ class _ShuffleView(View):
         return self._length
 
     def _ensure(self, stop: int) -> None:
-        missing = stop - len(self.positions)
+        missing = stop - self._known
         if missing > 0:
-            self.positions.extend(self.order.advance(max(missing, 4096)))
+            more = self.order.advance(min(max(missing, 4096), self._length - self._known))
+            if self._known + len(more) > len(self.positions):
+                grown = np.zeros(max(2 * len(self.positions), self._known + len(more)), np.int64)
+                grown[:self._known] = self.positions[:self._known]
+                self.positions = grown
+            self.positions[self._known:self._known + len(more)] = more
+            self._known += len(more)
 
     def __getitem__(self, index: int) -> Any:
         self._ensure(index + 1)
-        return self.parent[self.positions[index]]
+        return self.parent[int(self.positions[index])]
 
     def read(self, start: int, stop: int) -> list[Any]:
         self._ensure(stop)
         parent = self.parent
-        return [parent[p] for p in self.positions[start:stop]]
+        return [parent[p] for p in self.positions[start:stop].tolist()]
 
     def pins(self) -> Any:
         return self._pins
@@ -139,23 +161,19 @@ class _ShuffleIter(Iter):
     def _restore(self, state: dict[str, Any]) -> None:
         self.start_state = require(state, "in0")
         t, end, done = (int(require(state, k)) for k in ("emitted", "end", "done"))
-        order = ShuffleOrder(self.seeds, self.buffer_size, end if done else None)
+        order = shuffle_order(self.seeds, self.buffer_size, end if done else None)
         order.advance(t)
         if order.emitted != t or order.end != end:
             raise CheckpointError("the shuffle checkpoint is inconsistent (emitted "
                                   f"{t}, read {end}); it was not written by this pipeline")
-        slots = {pos: i for i, pos in enumerate(order.held())}
-        self.buf = [None] * len(slots)
+        held = order.held().tolist()
         self.parent = self.node._parent._make_iter(self.start_state)
-        for pos in range(order.end):
-            try:
-                x = next(self.parent)
-            except StopIteration:
-                raise CheckpointError(f"the shuffle's input ended after {pos} elements, but the "
-                                      f"checkpoint had read {order.end}; the data changed") from None
-            slot = slots.get(pos)
-            if slot is not None:
-                self.buf[slot] = x
+        found = fetch_positions(self.parent, sorted(held), "shuffle")
+        rest = order.end - (max(held) + 1 if held else 0)
+        if self.parent.skip(rest) != rest:
+            raise CheckpointError(f"the shuffle's input ended before the {order.end} elements "
+                                  "the checkpoint had read; the data changed")
+        self.buf = [found[pos] for pos in held]
         self.head, self.end, self.emitted, self.done = 0, order.end, t, bool(done)
         self.draws = Draws(*self.seeds, start=t)
 
@@ -187,40 +205,30 @@ class _ShuffleIter(Iter):
                 "done": self.done, "in0": self.start_state}
 
 
-class ShuffleDataset(Dataset):
-    """``shuffle(buffer_size, seed, reshuffle_each_iteration)``.
+class SeedGenerator:
+    """TF's seed-generator resource of a random dataset node: the node's seeds
+    and the count of iterations it has started (iteration ``k`` uses
+    ``iteration_seeds(seed, seed2, k, reshuffle)``). A restore sets the count
+    to the restored iteration + 1; checkpoints save it (``_generator_state``).
 
-    The node counts the iterations started (TF's seed generator resource):
-    iterating the dataset again, or a ``repeat`` around it, starts the next
-    one; a restore sets the count to the restored iteration + 1.
+    Example:
+        >>> g = SeedGenerator(7, True)
+        >>> g._take_iteration(None), g._take_iteration(None), g._seeds_of(0) == g._seeds_of(0)
+        (0, 1, True)
     """
 
     _random = True
 
-    def __init__(self, parent: Dataset, buffer_size: int, seed: int | None,
-                 reshuffle: bool | None) -> None:
-        if not isinstance(parent, Dataset):
-            raise TypeError(f"expected a Dataset, but got {type(parent).__name__}")
-        buffer_size = int(buffer_size)
-        if buffer_size < 1:
-            raise ConfigError(f"buffer_size should be greater than zero, but got "
-                              f"buffer_size={buffer_size}")
-        self._parent = parent
-        self._buffer_size = buffer_size
+    def __init__(self, seed: int | None, reshuffle: bool | None) -> None:
         self._seed, self._seed2, self._seeded = shuffle_seeds(seed)
         self._reshuffle = True if reshuffle is None else bool(reshuffle)
         self.iterations_started = 0
 
-    def _inputs(self) -> tuple[Dataset, ...]:
-        return (self._parent,)
-
-    def _spec(self) -> dict[str, Any]:
-        seeds = [self._seed, self._seed2] if self._seeded else "unseeded"
-        return {"op": "shuffle", "buffer_size": self._buffer_size, "seeds": seeds,
-                "reshuffle_each_iteration": self._reshuffle}
-
     def _seeds_of(self, k: int) -> tuple[int, int]:
         return iteration_seeds(self._seed, self._seed2, k, self._reshuffle)
+
+    def _seed_spec(self) -> Any:
+        return [self._seed, self._seed2] if self._seeded else "unseeded"
 
     def _pins_of(self, k: int) -> dict[str, Any]:
         pins: dict[str, Any] = {"k": k}
@@ -249,6 +257,40 @@ class ShuffleDataset(Dataset):
         self.iterations_started = int(require(saved, "started"))
         if not self._seeded and "seeds" in saved:
             self._seed, self._seed2 = (int(s) for s in saved["seeds"])
+
+
+class ShuffleDataset(SeedGenerator, Dataset):
+    """``shuffle(buffer_size, seed, reshuffle_each_iteration)``.
+
+    The node counts the iterations started (TF's seed generator resource):
+    iterating the dataset again, or a ``repeat`` around it, starts the next
+    one; a restore sets the count to the restored iteration + 1.
+
+    Example:
+        >>> ds = ShuffleDataset(Dataset.range(4), 4, 1, None)
+        >>> first = [int(x) for x in ds]
+        >>> sorted(first), ds.iterations_started
+        ([0, 1, 2, 3], 1)
+    """
+
+    def __init__(self, parent: Dataset, buffer_size: int, seed: int | None,
+                 reshuffle: bool | None) -> None:
+        if not isinstance(parent, Dataset):
+            raise TypeError(f"expected a Dataset, but got {type(parent).__name__}")
+        buffer_size = int(buffer_size)
+        if buffer_size < 1:
+            raise ConfigError(f"buffer_size should be greater than zero, but got "
+                              f"buffer_size={buffer_size}")
+        SeedGenerator.__init__(self, seed, reshuffle)
+        self._parent = parent
+        self._buffer_size = buffer_size
+
+    def _inputs(self) -> tuple[Dataset, ...]:
+        return (self._parent,)
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "shuffle", "buffer_size": self._buffer_size, "seeds": self._seed_spec(),
+                "reshuffle_each_iteration": self._reshuffle}
 
     def _has_view(self) -> bool:
         return self._parent._has_view()

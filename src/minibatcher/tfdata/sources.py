@@ -26,7 +26,7 @@ from typing import Any, Callable, Protocol, runtime_checkable
 import numpy as np
 
 from ..engine.state import require
-from ..errors import ConfigError
+from ..errors import CheckpointError, ConfigError
 from .core import Iter, View
 from .dataset import Dataset
 from .structure import flatten, is_structure, pack_as, to_array, to_leaf
@@ -34,7 +34,12 @@ from .structure import flatten, is_structure, pack_as, to_array, to_leaf
 
 @runtime_checkable
 class RecordSource(Protocol):
-    """Random access to the records of a format (see the module docstring)."""
+    """Random access to the records of a format (see the module docstring).
+
+    Example:
+        >>> isinstance(RangeSource(0, 3, 1), RecordSource), isinstance([1, 2], RecordSource)
+        (True, False)
+    """
 
     def __len__(self) -> int: ...
 
@@ -44,7 +49,12 @@ class RecordSource(Protocol):
 
 
 class SourceView(View):
-    """The view of a record source (block reads when the source has ``read``)."""
+    """The view of a record source (block reads when the source has ``read``).
+
+    Example:
+        >>> SourceView(RangeSource(0, 6, 2)).read(1, 3)
+        [np.int64(2), np.int64(4)]
+    """
 
     def __init__(self, source: RecordSource) -> None:
         self.source = source
@@ -229,7 +239,6 @@ class _GeneratorIter(Iter):
         self._it = iter(dataset._generator(*dataset._args))
         self.consumed = 0
         if consumed and self.skip(consumed) != consumed:
-            from ..errors import CheckpointError
             raise CheckpointError(f"the generator gave fewer than the {consumed} elements the "
                                   "checkpoint had already read; it must give the same elements "
                                   "on every call")
@@ -283,7 +292,7 @@ class GeneratorDataset(Dataset):
         else:
             kinds = [None if t is None else np.dtype(getattr(t, "as_numpy_dtype", t))
                      for t in flatten(self._types)]
-            leaves = [to_leaf(v) if k is None or k == object else np.asarray(v, dtype=k)[()]
+            leaves = [to_leaf(v) if k is None or k.kind == "O" else np.asarray(v, dtype=k)[()]
                       for v, k in zip(flatten(value), kinds)]
         return pack_as(value, leaves) if is_structure(value) else leaves[0]
 

@@ -1,9 +1,11 @@
-"""``TextLineDataset``: the lines of text files, with TensorFlow's line rules.
+r"""``TextLineDataset``: the lines of text files, with TensorFlow's line rules.
 
-TF's line reader ends a line at ``\\n`` and drops one ``\\r`` directly before
-it; a last line without ``\\n`` counts when it is not empty (after dropping a
-final ``\\r``). Nothing else is a line break (not a lone ``\\r``, VT, FF or
-``\\u2028``: unlike Python's ``str.splitlines()``). Lines are ``bytes``.
+TextLineDataset reads with TF's ``BufferedInputStream::ReadLine``: a line ends
+at ``\n`` and **every** ``\r`` is dropped (not only one before ``\n``: a lone
+``\r`` inside a line disappears too); a last line without ``\n`` counts when
+it is not empty. Nothing else is a line break (not VT, FF or ``\u2028``:
+unlike Python's ``str.splitlines()``). Lines are ``bytes``. (Vocabulary files
+are read by another TF reader with other rules: :func:`input_buffer_lines`.)
 
 The file is read once into memory and indexed (line offsets), so any line is
 reachable at once: ``skip``/``shard`` seek and restores need no re-reading.
@@ -13,9 +15,9 @@ a digest of the first and last 64 KiB) refuses a restore on changed data.
 Example:
     >>> import pathlib, tempfile
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.txt"
-    >>> _ = p.write_bytes(b"a b\\r\\nc\\rd\\n\\nlast\\r")
+    >>> _ = p.write_bytes(b"a b\r\nc\rd\n\nlast\r")
     >>> list(TextLineDataset(str(p)))
-    [b'a b', b'c\\rd', b'', b'last']
+    [b'a b', b'cd', b'', b'last']
 """
 
 from __future__ import annotations
@@ -38,26 +40,50 @@ _BLOCK = 1 << 26
 _COMPRESSION = ("", "ZLIB", "GZIP")
 
 
-def line_offsets(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(starts, ends)`` of every line of ``data`` (uint8), TF's rules.
-
-    Example:
-        >>> s, e = line_offsets(np.frombuffer(b"ab\\r\\n\\ncd\\r", np.uint8))
-        >>> s.tolist(), e.tolist()
-        ([0, 4, 5], [2, 4, 7])
-    """
+def _newline_offsets(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(starts, ends)`` of the ``\n``-separated segments, the last one only when
+    it is not empty."""
     size = len(data)
     parts = [np.flatnonzero(data[i:i + _BLOCK] == 10) + i for i in range(0, size, _BLOCK)]
-    newlines = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    newlines = np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
     starts = np.concatenate([[0], newlines + 1]).astype(np.int64)
     ends = np.concatenate([newlines, [size]]).astype(np.int64)
     if starts[-1] == size:  # nothing after the last newline
         starts, ends = starts[:-1], ends[:-1]
+    return starts, ends
+
+
+def text_lines(raw: bytes) -> tuple[bytes, np.ndarray, np.ndarray]:
+    r"""``(text, starts, ends)``: TextLineDataset's lines of ``raw`` are
+    ``text[starts[i]:ends[i]]`` (``text`` is ``raw`` without its ``\r`` bytes).
+
+    Example:
+        >>> text, s, e = text_lines(b"ab\r\n\nc\rd\r")
+        >>> [text[a:b] for a, b in zip(s, e)]
+        [b'ab', b'', b'cd']
+    """
+    text = raw.replace(b"\r", b"") if b"\r" in raw else raw
+    starts, ends = _newline_offsets(np.frombuffer(text, dtype=np.uint8))
+    return text, starts, ends
+
+
+def input_buffer_lines(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(starts, ends)`` of the lines TF's ``InputBuffer::ReadLine`` gives (the
+    reader of vocabulary tables): ``\n`` ends a line and one ``\r`` directly
+    before it is dropped; a last line counts when it is not empty after
+    dropping a final ``\r``.
+
+    Example:
+        >>> s, e = input_buffer_lines(np.frombuffer(b"ab\r\n\nc\rd\r", np.uint8))
+        >>> s.tolist(), e.tolist()
+        ([0, 4, 5], [2, 4, 8])
+    """
+    starts, ends = _newline_offsets(data)
     nonempty = ends > starts
     cr = np.zeros(len(ends), bool)
     cr[nonempty] = data[ends[nonempty] - 1] == 13
     ends = ends - cr
-    if len(starts) and (not newlines.size or starts[-1] > newlines[-1]) and ends[-1] == starts[-1]:
+    if len(starts) and ends[-1] == starts[-1] and (len(data) == 0 or data[-1] != 10):
         starts, ends = starts[:-1], ends[:-1]  # a last line that was only "\r"
     return starts, ends
 
@@ -78,7 +104,8 @@ def _read_file(path: str, compression_type: str) -> bytes:
 class TextLineSource:
     """The lines of one file: a record source (``len``, ``[i]``, ``read``, ``fingerprint``).
 
-    ``data`` (uint8), ``starts`` and ``ends`` are public for vectorized readers.
+    ``data`` (uint8: the file without its ``\\r`` bytes), ``starts`` and ``ends``
+    are public for vectorized readers.
 
     Example:
         >>> import pathlib, tempfile
@@ -93,27 +120,34 @@ class TextLineSource:
         if kind not in _COMPRESSION:
             raise ConfigError(f"compression_type should be one of {list(_COMPRESSION)}, but got "
                               f"compression_type={compression_type!r}")
-        self.raw = _read_file(self.path, kind)
-        self.data = np.frombuffer(self.raw, dtype=np.uint8)
-        self.starts, self.ends = line_offsets(self.data)
-        self._starts, self._ends = self.starts.tolist(), self.ends.tolist()
-        head, tail = self.raw[:1 << 16], self.raw[-(1 << 16):]
+        raw = _read_file(self.path, kind)
+        self._size = len(raw)
+        head, tail = raw[:1 << 16], raw[-(1 << 16):]
         self._digest = hashlib.blake2b(head + tail, digest_size=8).hexdigest()
+        self.raw, self.starts, self.ends = text_lines(raw)
+        self.data = np.frombuffer(self.raw, dtype=np.uint8)
+        self._lists: tuple[list[int], list[int]] | None = None  # made on the first line read
+
+    def _offsets(self) -> tuple[list[int], list[int]]:
+        if self._lists is None:
+            self._lists = (self.starts.tolist(), self.ends.tolist())
+        return self._lists
 
     def __len__(self) -> int:
-        return len(self._starts)
+        return len(self.starts)
 
     def __getitem__(self, index: int) -> bytes:
-        return self.raw[self._starts[index]:self._ends[index]]
+        starts, ends = self._offsets()
+        return self.raw[starts[index]:ends[index]]
 
     def read(self, start: int, stop: int) -> list[bytes]:
         """Lines ``start .. stop-1``."""
-        raw = self.raw
-        return [raw[a:b] for a, b in zip(self._starts[start:stop], self._ends[start:stop])]
+        raw, (starts, ends) = self.raw, self._offsets()
+        return [raw[a:b] for a, b in zip(starts[start:stop], ends[start:stop])]
 
     def fingerprint(self) -> Any:
         """Name, size, line count and a digest of the first and last 64 KiB."""
-        return [os.path.basename(self.path), len(self.raw), len(self), self._digest]
+        return [os.path.basename(self.path), self._size, len(self), self._digest]
 
 
 class ConcatSource:

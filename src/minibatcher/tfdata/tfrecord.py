@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..formats.tfrecord.records import OpenFiles
 from ..formats.tfrecord.source import TFRecordSource
 from ..formats.tfrecord.streams import check_compression
 from .core import Iter, View
@@ -81,8 +82,9 @@ class TFRecordDataset(Dataset):
                  max_errors: int = 0) -> None:
         self.filenames = _filenames(filenames)
         self.compression_type = check_compression(compression_type)
+        pool = OpenFiles(64)  # at most 64 descriptors however many files
         self.sources = [TFRecordSource(f, self.compression_type, verify_crc=verify_crc,
-                                       max_errors=max_errors) for f in self.filenames]
+                                       max_errors=max_errors, pool=pool) for f in self.filenames]
         self.parallel = int(num_parallel_reads or 1)
         if self.parallel > 1 and len(self.sources) > 1:
             files = Dataset.from_tensor_slices(list(range(len(self.sources))))

@@ -95,7 +95,13 @@ def _fn_name(fn: Callable[..., Any]) -> str:
 
 
 class MapDataset(_Unary):
-    """``map``: the function is applied when an element is read (skips do not call it)."""
+    """``map``: the function is applied when an element is read (skips do not call it).
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> [int(x) for x in MapDataset(Dataset.range(3), lambda x: -x)]
+        [0, -1, -2]
+    """
 
     def __init__(self, parent: Dataset, fn: Callable[..., Any]) -> None:
         super().__init__(parent)
@@ -148,7 +154,13 @@ class _FilterIter(_PassIter):
 
 
 class FilterDataset(_Unary):
-    """``filter``: no view (which elements pass is known only by reading them)."""
+    """``filter``: no view (which elements pass is known only by reading them).
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> [int(x) for x in FilterDataset(Dataset.range(4), lambda x: x % 2 == 0)]
+        [0, 2]
+    """
 
     def __init__(self, parent: Dataset, predicate: Callable[..., Any]) -> None:
         super().__init__(parent)
@@ -172,7 +184,13 @@ class FilterDataset(_Unary):
 
 class PrefetchDataset(_Unary):
     """``prefetch``: accepted for compatibility; elements, order and states are
-    the input's (minibatcher reads in the consuming thread)."""
+    the input's (minibatcher reads in the consuming thread).
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> [int(x) for x in PrefetchDataset(Dataset.range(2), 8)]
+        [0, 1]
+    """
 
     def __init__(self, parent: Dataset, buffer_size: int) -> None:
         super().__init__(parent)
@@ -191,8 +209,13 @@ class PrefetchDataset(_Unary):
         return self._parent._cardinality()
 
 
-def _is_random(dataset: Dataset) -> bool:
-    """Whether a shuffle lies in ``dataset``'s plan (iterations then differ)."""
+def is_random(dataset: Dataset) -> bool:
+    """Whether a shuffle lies in ``dataset``'s plan (iterations then differ).
+
+    Example:
+        >>> is_random(Dataset.range(3).map(abs)), is_random(Dataset.range(3).shuffle(2).batch(2))
+        (False, True)
+    """
     if getattr(dataset, "_random", False):
         return True
-    return any(_is_random(d) for d in dataset._inputs())
+    return any(is_random(d) for d in dataset._inputs())

@@ -117,6 +117,6 @@ def builder_from_directory(builder_dir: str | os.PathLike) -> ReadOnlyBuilder:
         >>> builder_from_directory("/no/such/dir")
         Traceback (most recent call last):
         ...
-        FileNotFoundError: [Errno 2] not a TFDS dataset directory: it has no dataset_info.json: '/no/such/dir/dataset_info.json'
+        FileNotFoundError: [Errno 2] not a TFDS dataset directory: it has no dataset_info.json: ...
     """
     return ReadOnlyBuilder(builder_dir)

@@ -15,6 +15,10 @@ epoch is:
 * new worker j reads part j with the same cycle/block interleave and no file
   shuffle (the epoch's file order is already fixed).
 
+``consumed`` can also be read from the old workers' iterator states (their
+interleave cursors say which instructions were opened and how far each open
+one was read, and the file shuffle's iteration gives the epoch).
+
 So every example of the epoch is read exactly once over the old and the new
 workers, and the new workers' loads differ by at most one example. Later
 epochs use the normal M-worker plan (``InputContext(M, j)``).
@@ -30,9 +34,9 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
-from ..errors import ConfigError
+from ..errors import CheckpointError, ConfigError
 from .read_config import InputContext, ReadConfig
 from .reader import instruction_order
 from .splits import AbsoluteInstruction, AbstractSplit, FileInstruction
@@ -129,35 +133,88 @@ class ElasticRemainder:
         return InstructionSplit(tuple(even_parts(self.pieces, num_workers)[index]))
 
 
-def elastic_remainder(builder, split, *, consumed: Sequence[int], shuffle_files: bool = False,
-                      read_config: ReadConfig | None = None, epoch: int = 0) -> ElasticRemainder:
-    """What is left of epoch ``epoch`` after ``len(consumed)`` workers (each
-    with ``InputContext(len(consumed), w)`` and otherwise ``read_config``)
-    read ``consumed[w]`` examples each from ``builder.as_dataset(split, ...)``.
+def _interleave_cursor(state: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The cursor of as_dataset's interleave inside a tfdata iterator state
+    (only 1:1, filter and batch steps may follow it)."""
+    plan = state.get("plan") if isinstance(state, Mapping) else None
+    if not isinstance(plan, list):
+        raise CheckpointError("the state should be a tfdata iterator state (get_state()), but "
+                              "it has no plan")
+    hits = [i for i, (op, opt) in enumerate(plan) if op == "interleave"
+            and str(opt.get("fn", "")).endswith("read_files.<locals>.open_instruction")]
+    if len(hits) != 1:
+        raise CheckpointError("the state should come from an iterator over one "
+                              f"ReadOnlyBuilder.as_dataset(...), but it holds {len(hits)}")
+    after = [op for op, _ in plan[hits[0] + 1:]]
+    if any(op in ("shuffle", "interleave", "group_by_window", "zip") for op in after):
+        raise CheckpointError(
+            f"elastic restore needs the examples taken from as_dataset to be the ones delivered, "
+            f"but the pipeline has {after} after it (a shuffle buffer holds examples read and not "
+            f"yet delivered); pass consumed= counts of delivered examples instead")
+    node = state["iterator"]
+    for _ in after:
+        node = node["in"]
+    return node
+
+
+def consumed_from_state(state: Mapping[str, Any], order: Sequence[int],
+                        takes: Sequence[int]) -> dict[int, int]:
+    """Examples read per instruction, from a worker's iterator state."""
+    cursor = _interleave_cursor(state)
+    done = {order[a]: takes[order[a]] for a in range(int(cursor["taken"]))}
+    for slot in cursor["slots"]:
+        if slot is not None:
+            done[order[int(slot["address"])]] = int(slot["it"]["pos"])
+    return done
+
+
+def _epoch_of(state: Mapping[str, Any]) -> int:
+    inner = _interleave_cursor(state).get("in", {})
+    pins = inner.get("pins") if isinstance(inner, Mapping) else None
+    return int(pins.get("k", 0)) if isinstance(pins, Mapping) else 0
+
+
+def elastic_remainder(builder, split, *, consumed: Sequence[int] | None = None,
+                      states: Sequence[Mapping[str, Any]] | None = None,
+                      shuffle_files: bool = False, read_config: ReadConfig | None = None,
+                      epoch: int = 0) -> ElasticRemainder:
+    """What is left of an epoch after ``N`` workers (each with
+    ``InputContext(N, w)`` and otherwise ``read_config``) read part of
+    ``builder.as_dataset(split, ...)``: either ``consumed[w]`` examples each in
+    epoch ``epoch``, or up to their iterator ``states[w]`` (``get_state()``,
+    whose epoch they carry; as_dataset followed by map/filter/batch steps).
 
     Example:
         >>> import tempfile, pathlib
         >>> from minibatcher import tfds
         >>> from minibatcher.tfds.testing import write_dataset
-        >>> b = tfds.builder_from_directory(write_dataset(pathlib.Path(tempfile.mkdtemp()), {"train": [3, 3, 3]}))
+        >>> folder = write_dataset(pathlib.Path(tempfile.mkdtemp()), {"train": [3, 3, 3]})
+        >>> b = tfds.builder_from_directory(folder)
         >>> rest = elastic_remainder(b, "train", consumed=[2, 1])
         >>> rest.num_examples, [int(x["id"]) for x in b.as_dataset(rest.split_for(1, 0))]
         (6, [2, 6, 7, 8, 4, 5])
     """
+    if (consumed is None) == (states is None):
+        raise ConfigError("give either consumed= (examples read per worker) or states= (their "
+                          "iterator states), not both or neither")
     base = read_config or ReadConfig()
     fis = builder._instructions(AbstractSplit.from_spec(split))
     if base.experimental_interleave_sort_fn is not None:
         fis = list(base.experimental_interleave_sort_fn(fis))
     cycle = base.cycle_length(builder.info.disable_shuffling) or 16
+    takes = [f.take for f in fis]
+    workers = len(consumed if consumed is not None else states)  # type: ignore[arg-type]
     pieces: list[FileInstruction] = []
-    for w, count in enumerate(consumed):
-        rc = dataclasses.replace(base, input_context=InputContext(len(consumed), w))
+    for w in range(workers):
+        rc = dataclasses.replace(base, input_context=InputContext(workers, w))
         orders = instruction_order(len(fis), rc, shuffle_files)
+        k = epoch if states is None else _epoch_of(states[w])
         order = [int(i) for i in orders]
-        for _ in range(epoch):
+        for _ in range(k):
             order = [int(i) for i in orders]
-        done = consumed_per_instruction(order, [f.take for f in fis], cycle,
-                                        base.block_length(), int(count))
+        done = (consumed_per_instruction(order, takes, cycle, base.block_length(),
+                                         int(consumed[w])) if states is None  # type: ignore[index]
+                else consumed_from_state(states[w], order, takes))
         for i in order:
             c = done.get(i, 0)
             if c < fis[i].take:

@@ -9,9 +9,10 @@ Scalar, ClassLabel, Text, Image (PNG/JPEG, decoded with Pillow), Sequence and
 Dataset (decoded like a Sequence). Any other connector is a clear error.
 
 Example:
-    >>> spec = {"pythonClassName": "tensorflow_datasets.core.features.features_dict.FeaturesDict",
+    >>> cls = "tensorflow_datasets.core.features."
+    >>> spec = {"pythonClassName": cls + "features_dict.FeaturesDict",
     ...         "featuresDict": {"features": {"label": {
-    ...             "pythonClassName": "tensorflow_datasets.core.features.class_label_feature.ClassLabel",
+    ...             "pythonClassName": cls + "class_label_feature.ClassLabel",
     ...             "classLabel": {"numClasses": "3"}}}}}
     >>> [(leaf.key, leaf.kind.name, leaf.dtype.name) for leaf in parse_features(spec).leaves()]
     [('label', 'INT64', 'int64')]

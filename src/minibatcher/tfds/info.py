@@ -36,7 +36,8 @@ def shard_filename(template: str, dataset: str, split: str, file_format: str, in
     return (template.replace("{DATASET}", dataset).replace("{SPLIT}", split)
             .replace("{FILEFORMAT}", file_format)
             .replace("{SHARD_X_OF_Y}", f"{index:0{w}d}-of-{num_shards:0{w}d}")
-            .replace("{SHARD_INDEX}", f"{index:0{w}d}").replace("{NUM_SHARDS}", f"{num_shards:0{w}d}"))
+            .replace("{SHARD_INDEX}", f"{index:0{w}d}")
+            .replace("{NUM_SHARDS}", f"{num_shards:0{w}d}"))
 
 
 class SplitDict(dict):
@@ -111,7 +112,8 @@ def _split(raw: Any, name: str, file_format: str, path: str) -> SplitInfo:
         raise FormatError(f"{path}: split {raw['name']!r}: 'shardLengths' should be a list of "
                           f"integers, but got {raw['shardLengths']!r}") from None
     if any(n < 0 for n in lengths):
-        raise FormatError(f"{path}: split {raw['name']!r}: negative shard length in {list(lengths)}")
+        raise FormatError(f"{path}: split {raw['name']!r}: negative shard length in "
+                          f"{list(lengths)}")
     template = raw.get("filepathTemplate") or DEFAULT_TEMPLATE
     names = tuple(shard_filename(template, name, raw["name"], file_format, i, len(lengths))
                   for i in range(len(lengths)))

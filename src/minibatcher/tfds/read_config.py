@@ -24,7 +24,7 @@ class InputContext:
         >>> InputContext(num_input_pipelines=3, input_pipeline_id=3)
         Traceback (most recent call last):
         ...
-        minibatcher.errors.ConfigError: input_pipeline_id should be in [0, num_input_pipelines=3), but got input_pipeline_id=3
+        minibatcher.errors.ConfigError: input_pipeline_id should be in [0, ...), but got ...
     """
 
     num_input_pipelines: int = 1
@@ -54,7 +54,7 @@ class ReadConfig:
         >>> ReadConfig(interleave_block_length=0).validate()
         Traceback (most recent call last):
         ...
-        minibatcher.errors.ConfigError: interleave_block_length should be a positive int, but got interleave_block_length=0
+        minibatcher.errors.ConfigError: interleave_block_length should be a positive int, ...
     """
 
     options: Any = None

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import FormatError
 from ..formats.tfrecord import ExampleDecoder, FeatureKind, TFRecordFile
+from ..formats.tfrecord.records import OpenFiles
 from ..tfdata import Dataset, SourceDataset
 from .features import FeatureTree, Leaf, decode_leaf, unflatten_ragged
 from .read_config import ReadConfig
@@ -49,6 +50,7 @@ class ShardCache:
 
     def __init__(self) -> None:
         self._files: dict[str, TFRecordFile] = {}
+        self._pool = OpenFiles(64)  # at most 64 open descriptors however many shards
 
     def get(self, path: str, expected: int) -> TFRecordFile:
         f = self._files.get(path)
@@ -56,7 +58,7 @@ class ShardCache:
             if not os.path.exists(path):
                 raise FileNotFoundError(2, f"shard file missing: dataset_info.json lists "
                                            f"{expected} examples in it", path)
-            f = TFRecordFile(path)
+            f = TFRecordFile(path, pool=self._pool)
             if len(f) != expected:
                 raise FormatError(f"{path}: the shard holds {len(f)} records, but "
                                   f"dataset_info.json (shardLengths) says {expected}")

@@ -80,7 +80,8 @@ class FileInstruction:
     examples_in_shard: int
 
     def __post_init__(self) -> None:
-        if not 0 <= self.skip and 0 <= self.take and self.skip + self.take <= self.examples_in_shard:
+        if not (0 <= self.skip and 0 <= self.take
+                and self.skip + self.take <= self.examples_in_shard):
             raise ValueError(f"a FileInstruction should satisfy 0 <= skip, 0 <= take and skip + "
                              f"take <= examples_in_shard, but got {self}")
 
@@ -221,7 +222,7 @@ class ReadInstruction(AbstractSplit):
         >>> ReadInstruction("train", to=101, unit="%")
         Traceback (most recent call last):
         ...
-        ValueError: When unit=%, percent slice boundaries should be in [-100, 100]. Got: ReadInstruction('train[:101%]', rounding='closest')
+        ValueError: When unit=%, percent slice boundaries should be in [-100, 100]. Got: ...
     """
 
     split_name: str
@@ -235,7 +236,8 @@ class ReadInstruction(AbstractSplit):
         if self.unit not in allowed_units:
             raise ValueError(f"Unit should be one of {allowed_units}. Got {self.unit!r}")
         if self.rounding not in allowed_rounding:
-            raise ValueError(f"Rounding should be one of {allowed_rounding}. Got: {self.rounding!r}")
+            raise ValueError(f"Rounding should be one of {allowed_rounding}. "
+                             f"Got: {self.rounding!r}")
         if self.unit == "%" and (abs(self.from_ or 0) > 100 or abs(self.to or 0) > 100):
             raise ValueError(f"When unit=%, percent slice boundaries should be in [-100, 100]. "
                              f"Got: {self}")
@@ -353,7 +355,8 @@ def file_instructions(split_infos: SplitInfos, split: SplitArg) -> list[FileInst
     """All three stages: the file instructions of ``split``.
 
     Example:
-        >>> infos = {"train": SplitInfo("train", (4, 4), ("a", "b")), "test": SplitInfo("test", (2,), ("t",))}
+        >>> infos = {"train": SplitInfo("train", (4, 4), ("a", "b")),
+        ...          "test": SplitInfo("test", (2,), ("t",))}
         >>> [f.as_tuple() for f in file_instructions(infos, "train[-25%:]+test")]
         [('b', 2, 2, 4), ('t', 0, 2, 2)]
     """

@@ -37,7 +37,8 @@ def example_class() -> Any:
     msg("Feature", [("bytes_list", 1, T.TYPE_MESSAGE, opt, ".mbtest.BytesList"),
                     ("float_list", 2, T.TYPE_MESSAGE, opt, ".mbtest.FloatList"),
                     ("int64_list", 3, T.TYPE_MESSAGE, opt, ".mbtest.Int64List")], oneof=True)
-    features = msg("Features", [("feature", 1, T.TYPE_MESSAGE, rep, ".mbtest.Features.FeatureEntry")])
+    entry_type = ".mbtest.Features.FeatureEntry"
+    features = msg("Features", [("feature", 1, T.TYPE_MESSAGE, rep, entry_type)])
     entry = features.nested_type.add(name="FeatureEntry")
     entry.options.map_entry = True
     entry.field.add(name="key", number=1, type=T.TYPE_STRING, label=opt)

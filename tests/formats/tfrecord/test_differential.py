@@ -50,13 +50,15 @@ def test_framing_agrees(data: bytes, max_records: int, max_bytes: int, verify: b
 
 values = st.one_of(
     st.lists(st.integers(-2**63, 2**63 - 1), max_size=4).map(lambda v: np.array(v, np.int64)),
-    st.lists(st.floats(width=32, allow_nan=False), max_size=4).map(lambda v: np.array(v, np.float32)),
+    st.lists(st.floats(width=32, allow_nan=False), max_size=4).map(
+        lambda v: np.array(v, np.float32)),
     st.lists(st.binary(max_size=6), min_size=1, max_size=3))
 
 
 @st.composite
 def examples(draw: st.DrawFn) -> bytes:
-    blob = bytearray(encode_example(draw(st.dictionaries(st.sampled_from("abc"), values, max_size=3))))
+    features = draw(st.dictionaries(st.sampled_from("abc"), values, max_size=3))
+    blob = bytearray(encode_example(features))
     if blob and draw(st.booleans()):
         i = draw(st.integers(0, len(blob) - 1))
         blob[i] = draw(st.integers(0, 255))

@@ -56,11 +56,14 @@ def _example(*entries: bytes) -> bytes:
 
 
 def test_protobuf_merge_rules(impl: str) -> None:
-    ints = lambda *v: b"\x1a" + bytes([2 * len(v)]) + b"".join(b"\x08" + bytes([x]) for x in v)
+    def ints(*v: int) -> bytes:
+        return b"\x1a" + bytes([2 * len(v)]) + b"".join(b"\x08" + bytes([x]) for x in v)
+
     floats = b"\x12\x05\x0d\x00\x00\x80\x3f"  # one unpacked float 1.0
     dec = ExampleDecoder({"a": "int64", "b": "float"}, impl=impl)
     # a later entry with the same key replaces the earlier one
-    assert dec.decode([_example(_entry(b"a", ints(1)), _entry(b"a", ints(2, 3)))])["a"].row(0).tolist() == [2, 3]
+    replaced = _example(_entry(b"a", ints(1)), _entry(b"a", ints(2, 3)))
+    assert dec.decode([replaced])["a"].row(0).tolist() == [2, 3]
     # the same oneof member twice merges (unpacked values, two list messages)
     assert dec.decode([_example(_entry(b"a", ints(1) + ints(4)))])["a"].row(0).tolist() == [1, 4]
     # another member replaces it
@@ -89,16 +92,19 @@ def test_kind_mismatch_and_error_location(impl: str) -> None:
     good, bad = encode_example({"a": [1]}), encode_example({"a": np.array([1.5], np.float32)})
     with pytest.raises(FormatError, match=r"shard-7 record 1: feature 'a' holds a float_list, "
                                           r"but a int64_list was expected"):
-        ExampleDecoder({"a": "int64"}, impl=impl).decode([good, bad], where=lambda i: f"shard-7 record {i}")
+        ExampleDecoder({"a": "int64"}, impl=impl).decode(
+            [good, bad], where=lambda i: f"shard-7 record {i}")
     empty_float = encode_example({"a": np.zeros(0, np.float32)})
-    assert ExampleDecoder({"a": "int64"}, impl=impl).decode([empty_float])["a"].counts.tolist() == [0]
+    cols = ExampleDecoder({"a": "int64"}, impl=impl).decode([empty_float])
+    assert cols["a"].counts.tolist() == [0]
     packed_bad = _example(_entry(b"a", b"\x12\x03\x0a\x01\x00"))  # 1 byte of packed floats
     with pytest.raises(FormatError, match="in feature 'a'"):
         ExampleDecoder({"a": "float"}, impl=impl).decode([packed_bad])
 
 
 def test_generic_decode_and_encode_errors() -> None:
-    assert decode_example(encode_example({"s": "héllo", "n": np.array([[1, 2], [3, 4]], np.uint8)})) \
+    blob = encode_example({"s": "héllo", "n": np.array([[1, 2], [3, 4]], np.uint8)})
+    assert decode_example(blob) \
         == {"n": pytest.approx(np.array([1, 2, 3, 4])), "s": ["héllo".encode()]}
     with pytest.raises(ConfigError, match="an empty list has no kind"):
         encode_example({"x": []})

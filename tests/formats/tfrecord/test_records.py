@@ -58,7 +58,8 @@ def test_hardware_and_portable_crc_agree(n: int) -> None:
 def test_frame_matches_tensorflow_bytes(tmp_path: Path, impl: str) -> None:
     assert write(tmp_path / "h", [b"hello"], impl=impl).read_bytes() == HELLO_FRAME
     empty = write(tmp_path / "e", [b""], impl=impl).read_bytes()
-    assert empty == bytes(8) + struct.pack("<I", masked_crc32c(bytes(8))) + bytes.fromhex("d8ea82a2")
+    header = bytes(8) + struct.pack("<I", masked_crc32c(bytes(8)))
+    assert empty == header + bytes.fromhex("d8ea82a2")
 
 
 @pytest.mark.parametrize("compression", [None, "GZIP", "ZLIB"])
@@ -150,7 +151,8 @@ def test_length_crc_mismatch_is_fatal(tmp_path: Path, impl: str) -> None:
 def test_truncated_record(tmp_path: Path, impl: str, cut: int) -> None:
     path = tmp_path / "r"
     path.write_bytes(HELLO_FRAME + HELLO_FRAME[:cut])
-    with pytest.raises(FormatError, match=rf"truncated record at byte 21: the file ends {cut} bytes"):
+    message = rf"truncated record at byte 21: the file ends {cut} bytes"
+    with pytest.raises(FormatError, match=message):
         list(TFRecordFile(path, impl=impl))
     with pytest.raises(FormatError, match="truncated"):
         len(TFRecordFile(path, impl=impl))
@@ -203,3 +205,57 @@ def test_reference_matches_native_on_a_corpus(tmp_path: Path) -> None:
             b = reference.read(data, pos, *args)
             assert bytes(a["data"]) == bytes(b["data"]) and a["next"] == b["next"]
             assert a["ends"].tolist() == b["ends"].tolist()
+
+
+@pytest.mark.parametrize("compression", [None, "GZIP"])
+def test_empty_file(tmp_path: Path, impl: str, compression: str | None) -> None:
+    f = TFRecordFile(write(tmp_path / "e", [], compression), compression, impl=impl)
+    assert len(f) == 0 and list(f) == [] and len(f.read()) == 0
+
+
+def test_open_file_pool_releases_and_reopens(tmp_path: Path) -> None:
+    from minibatcher.formats.tfrecord.records import OpenFiles
+
+    pool = OpenFiles(limit=2)
+    paths = [write(tmp_path / f"f{i}", [b"%d" % i] * 3) for i in range(5)]
+    files = [TFRecordFile(p, pool=pool) for p in paths]
+    assert sum(f._opened is not None for f in files) == 2
+    assert [f.record(2) for f in files] == [b"0", b"1", b"2", b"3", b"4"]  # reopened
+    assert sum(f._opened is not None for f in files) == 2
+    files[0].release()
+    with open(paths[0], "ab") as out:
+        out.write(HELLO_FRAME)
+    with pytest.raises(FileChangedError, match="changed since it was indexed"):
+        files[0].record(0)
+
+
+def test_dataset_of_many_files_stays_under_the_descriptor_limit(tmp_path: Path) -> None:
+    import resource
+
+    from minibatcher.tfdata import TFRecordDataset
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    paths = [str(write(tmp_path / f"m{i}", [b"x"])) for i in range(300)]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (200, hard))
+    try:
+        assert len(list(TFRecordDataset(paths))) == 300
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_two_files_read_alternately_share_the_read_buffer_safely(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from minibatcher.formats.tfrecord import streams
+
+    monkeypatch.setattr(streams, "BLOCK", 64)
+    a, b = records(40, seed=1), records(40, seed=2)
+    fa = TFRecordFile(write(tmp_path / "a", a)).batches(batch_records=3, batch_bytes=50)
+    fb = TFRecordFile(write(tmp_path / "b", b)).batches(batch_records=2, batch_bytes=70)
+    got_a: list[bytes] = []
+    got_b: list[bytes] = []
+    for x, y in zip(fa, fb):
+        got_a += [bytes(r) for r in x]
+        got_b += [bytes(r) for r in y]
+    got_a += [bytes(r) for x in fa for r in x]
+    got_b += [bytes(r) for y in fb for r in y]
+    assert got_a == a and got_b == b

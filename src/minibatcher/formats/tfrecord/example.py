@@ -118,7 +118,7 @@ class ExampleDecoder:
         >>> ExampleDecoder({"x": "int64"}).decode([b"\\x0a\\x05"])
         Traceback (most recent call last):
         ...
-        minibatcher.errors.FormatError: record 0: not a valid tf.train.Example (malformed protobuf wire data)
+        minibatcher.errors.FormatError: record 0: not a valid tf.train.Example (malformed ...)
     """
 
     def __init__(self, features: Mapping[str, Any], impl: str = "native") -> None:

@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections import OrderedDict
 from typing import Iterator
 
 import numpy as np
 
 from ...budget import ErrorBudget
-from ...errors import FormatError
+from ...errors import FileChangedError, FormatError
 from .backend import DATA_CRC, HEADER_CRC, OK, TRUNCATED, kernels
-from .streams import open_stream
+from .streams import PlainStream, ZlibStream, open_stream
 
 DEFAULT_BATCH_RECORDS = 1024
 DEFAULT_BATCH_BYTES = 1 << 20
@@ -77,15 +78,42 @@ class TFRecordFile:
     """
 
     def __init__(self, path: str | os.PathLike, compression_type: str | None = None, *,
-                 verify_crc: bool = True, max_errors: int = 0, impl: str = "native") -> None:
+                 verify_crc: bool = True, max_errors: int = 0, impl: str = "native",
+                 pool: "OpenFiles | None" = None) -> None:
         self.path = os.fspath(path)
-        self._stream = open_stream(self.path, compression_type)
+        self._opened = open_stream(self.path, compression_type)
+        self._identity = self._opened._file.identity
+        self.file_size = self._opened.file_size
         self.compression_type = compression_type or ""
+        self._pool = pool
+        if pool is not None:
+            pool.touch(self)
         self.verify_crc = bool(verify_crc)
         self._budget = ErrorBudget(max_errors, self.path)
         self._k = kernels(impl)
         self._frames: np.ndarray | None = None
         self._good: np.ndarray | None = None
+
+    @property
+    def _stream(self) -> PlainStream | ZlibStream:
+        """The open stream (reopened after the pool closed it: the same file only)."""
+        if self._opened is None:
+            stream = open_stream(self.path, self.compression_type)
+            if not stream._file.identity.same_contents(self._identity):
+                stream.close()
+                raise FileChangedError(f"{self.path}: the TFRecord file changed since it was "
+                                       f"indexed (size or modification time differ); reopen it "
+                                       f"to read the new contents")
+            self._opened = stream
+        if self._pool is not None:
+            self._pool.touch(self)
+        return self._opened
+
+    def release(self) -> None:
+        """Closes the file descriptor; the next read reopens it (the index stays)."""
+        if self._opened is not None:
+            self._opened.close()
+            self._opened = None
 
     @property
     def skipped(self) -> int:
@@ -161,7 +189,8 @@ class TFRecordFile:
         while left != 0 and pos >= 0:
             buf, base = self._stream.window(pos, batch_bytes + 16)
             limit = batch_records if left < 0 else min(left, batch_records)
-            r = fn(buf, pos - base, limit, batch_bytes, self.verify_crc, self._budget.max_errors > 0)
+            skip_bad = self._budget.max_errors > 0
+            r = fn(buf, pos - base, limit, batch_bytes, self.verify_crc, skip_bad)
             walked = len(r["frames"]) + len(r["bad"])
             self._charge(r["bad"], base)
             if walked:
@@ -179,7 +208,8 @@ class TFRecordFile:
             left -= walked if left > 0 else 0
             pos = int(r["next"]) + base
 
-    def batches(self, start: int = 0, count: int = -1, *, batch_records: int = DEFAULT_BATCH_RECORDS,
+    def batches(self, start: int = 0, count: int = -1, *,
+                batch_records: int = DEFAULT_BATCH_RECORDS,
                 batch_bytes: int = DEFAULT_BATCH_BYTES) -> Iterator[RecordBatch]:
         """Records ``[start, start + count)`` (to the end when ``count < 0``) in
         batches, each filled by one native call.
@@ -268,4 +298,33 @@ class TFRecordFile:
 
     def close(self) -> None:
         """Closes the file."""
-        self._stream.close()
+        self.release()
+        if self._pool is not None:
+            self._pool.forget(self)
+
+
+class OpenFiles:
+    """Keeps at most ``limit`` TFRecord files open (least recently used ones
+    release their descriptor and reopen when read again), so datasets of
+    thousands of shards stay under the descriptor limit.
+
+    Example:
+        >>> pool = OpenFiles(limit=2); pool.limit
+        2
+    """
+
+    def __init__(self, limit: int = 64) -> None:
+        self.limit = limit
+        self._open: "OrderedDict[int, TFRecordFile]" = OrderedDict()
+
+    def touch(self, f: TFRecordFile) -> None:
+        """Marks ``f`` as used (it holds a descriptor)."""
+        self._open[id(f)] = f
+        self._open.move_to_end(id(f))
+        while len(self._open) > self.limit:
+            _, old = self._open.popitem(last=False)
+            old.release()
+
+    def forget(self, f: TFRecordFile) -> None:
+        """Drops ``f`` (closed)."""
+        self._open.pop(id(f), None)

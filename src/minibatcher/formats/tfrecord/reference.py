@@ -94,7 +94,8 @@ def read(data: Any, pos: int, max_records: int, max_bytes: int, verify: bool,
     """The records from ``pos`` back to back in one array, with their end offsets.
 
     Example:
-        >>> r = read(bytes.fromhex("0500000000000000eab2043e68656c6c6fbb1f1c19"), 0, -1, -1, True, False)
+        >>> frame = bytes.fromhex("0500000000000000eab2043e68656c6c6fbb1f1c19")
+        >>> r = read(frame, 0, -1, -1, True, False)
         >>> bytes(r["data"]), r["ends"].tolist()
         (b'hello', [5])
     """

@@ -20,17 +20,18 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .records import TFRecordFile
+from .records import OpenFiles, TFRecordFile
 
 
 class TFRecordSource:
     """One TFRecord file as a record source (records are ``bytes``)."""
 
     def __init__(self, path: str | os.PathLike, compression_type: str | None = None, *,
-                 verify_crc: bool = True, max_errors: int = 0) -> None:
+                 verify_crc: bool = True, max_errors: int = 0,
+                 pool: OpenFiles | None = None) -> None:
         self.path = os.fspath(path)
         self.file = TFRecordFile(self.path, compression_type, verify_crc=verify_crc,
-                                 max_errors=max_errors)
+                                 max_errors=max_errors, pool=pool)
         self._good = None
 
     def _positions(self) -> Any:
@@ -54,7 +55,7 @@ class TFRecordSource:
 
     def fingerprint(self) -> Any:
         """File name, size and compression (no modification times)."""
-        return [os.path.basename(self.path), self.file._stream.file_size,
+        return [os.path.basename(self.path), self.file.file_size,
                 self.file.compression_type]
 
     @property

@@ -28,7 +28,7 @@ import numpy as np
 from ...errors import ConfigError, FormatError
 from ..guarded_file import GuardedFile
 
-BLOCK = 4 << 20
+BLOCK = 1 << 20
 _WBITS = {"GZIP": 31, "ZLIB": 15}
 
 
@@ -70,18 +70,49 @@ class _Stream:
         self._file.close()
 
 
+_FREE: list[np.ndarray] = []  # read buffers of closed plain streams, for the next ones
+
+
 class PlainStream(_Stream):
-    """An uncompressed file read by range."""
+    """An uncompressed file read by range into a buffer of its own, reused
+    from window to window (a window is valid until the stream's next call).
+    A closed stream hands its buffer on to the next one: fresh pages would
+    cost a page fault each."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        super().__init__(path)
+        try:
+            self._scratch = _FREE.pop()
+        except IndexError:
+            self._scratch = np.zeros(0, np.uint8)
+
+    def close(self) -> None:
+        """Closes the file and hands the read buffer on."""
+        super().close()
+        scratch = self.__dict__.pop("_scratch", None)
+        if scratch is not None and len(scratch) and len(_FREE) < 4:
+            _FREE.append(scratch)
+        self._buf = np.zeros(0, np.uint8)
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
 
     def window(self, pos: int, need: int) -> tuple[np.ndarray, int]:
         """A buffer of the bytes from ``pos`` (at least ``need`` unless the file
         ends first) and the stream offset of its first byte."""
         end = self._base + len(self._buf)
         if self._base <= pos and (pos + need <= end or end >= self.file_size):
+            self._eof = end >= self.file_size
             return self._buf[pos - self._base:], pos
         self.check_unchanged()
         n = max(min(need, self.file_size - pos), min(BLOCK, self.file_size - pos), 0)
-        buf = np.empty(n, np.uint8)
+        scratch = self.__dict__.get("_scratch", np.zeros(0, np.uint8))
+        if len(scratch) < n:
+            scratch = self._scratch = np.empty(max(n, 2 * len(scratch)), np.uint8)
+        buf = scratch[:n]
         if n:
             self._file.read_into(buf, pos)
         self._buf, self._base = buf, pos

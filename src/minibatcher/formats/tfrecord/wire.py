@@ -164,7 +164,8 @@ def kind_of(values: Any) -> tuple[int, Any]:
         values = [values]
     if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
         return (FLOAT if values.dtype.kind == "f" else INT64), values.ravel()
-    values = list(np.asarray(values, dtype=object).ravel()) if not isinstance(values, list) else values
+    if not isinstance(values, list):
+        values = list(np.asarray(values, dtype=object).ravel())
     if not values:
         raise ValueError("an empty list has no kind: pass a typed NumPy array "
                          "(np.zeros(0, np.int64), np.zeros(0, np.float32) or np.zeros(0, 'S'))")
@@ -193,6 +194,7 @@ def encode_feature(values: Any) -> bytes:
 def encode_features(features: Mapping[str, Any]) -> bytes:
     """A serialized ``Example`` (keys sorted, as deterministic serialization does)."""
     entries = b"".join(
-        _len(1, _len(1, k.encode() if isinstance(k, str) else bytes(k)) + _len(2, encode_feature(v)))
+        _len(1, _len(1, k.encode() if isinstance(k, str) else bytes(k))
+             + _len(2, encode_feature(v)))
         for k, v in sorted(features.items()))
     return _len(1, entries) if features else b""

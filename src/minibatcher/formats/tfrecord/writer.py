@@ -72,7 +72,7 @@ class TFRecordWriter:
         >>> TFRecordWriter("/tmp/x.tfrecord", options="LZ4")
         Traceback (most recent call last):
         ...
-        minibatcher.errors.ConfigError: compression_type should be None, '', 'GZIP' or 'ZLIB', but got compression_type='LZ4'
+        minibatcher.errors.ConfigError: compression_type should be None, '', 'GZIP' or 'ZLIB', ...
     """
 
     def __init__(self, path: str | os.PathLike, options: TFRecordOptions | str | None = None,

@@ -14,7 +14,7 @@ from minibatcher.formats.htk.legacy import LegacyHTKSource
 from .helpers import AN4
 
 SUBSET = AN4 / "subset"
-LABELS = f'labels = [ mlfFile = "an4_subset.mlf"; labelMappingFile = "state.list"; labelDim = 132 ]'
+LABELS = 'labels = [ mlfFile = "an4_subset.mlf"; labelMappingFile = "state.list"; labelDim = 132 ]'
 
 
 @pytest.fixture

@@ -71,7 +71,7 @@ class Reader:
         Every chunk is requested before the first is waited for, so they parse in parallel."""
         unique, source, within = _native.engine_locate(
             np.asarray(sequences, dtype=np.int64), self._chunk_starts)
-        return Picks(self.cache.get_many(unique.tolist()), source, within)
+        return Picks(self.cache.get_many(unique.tolist()), source, within, unique)
 
     def gather(self, k: int, picks: "Picks", starts: np.ndarray, lengths: np.ndarray) -> Any:
         """Values of stream ``k`` for sample ranges of the picked sequences' chunks."""
@@ -81,7 +81,8 @@ class Reader:
 
     def sequences(self, k: int, picks: "Picks") -> tuple[Any, np.ndarray]:
         """``(values, lengths)`` of stream ``k`` for the picked whole sequences (one native call)."""
-        return gather_sequences(picks.stream(k), picks.source, picks.within, self.streams[k])
+        return gather_sequences(self.cache.registry, k, picks.chunks[0].streams[k], picks.ids,
+                                picks.source, picks.within, self.streams[k])
 
 
 @dataclass
@@ -92,6 +93,7 @@ class Picks:
     chunks: list[ChunkData]
     source: np.ndarray
     within: np.ndarray
+    ids: np.ndarray  # the chunks' ids (int64)
 
     def stream(self, k: int) -> list[StreamChunk]:
         """Stream ``k`` of every distinct chunk."""

@@ -13,6 +13,8 @@ Example:
     >>> s = ChunkSchedule(t, plan, np.ones(4, bool))
     >>> s.chunks.tolist(), s.first.tolist(), s.last.tolist()
     ([0, 1], [0, 1], [2, 3])
+    >>> ChunkSchedule(t, plan, owner=(None, 1, 2, 0)).chunks.tolist()  # odd positions: 2, 3
+    [1]
     >>> s.wanted(2, ahead=0)
     [0, 1]
 """
@@ -29,12 +31,20 @@ from .order import SweepPlan
 class ChunkSchedule:
     """Chunks used by one worker in one sweep, sorted by first use."""
 
-    def __init__(self, table: SequenceTable, plan: SweepPlan, local: np.ndarray) -> None:
-        positions = np.flatnonzero(local)
+    def __init__(self, table: SequenceTable, plan: SweepPlan, local: np.ndarray | None = None,
+                 owner: tuple[np.ndarray | None, int, int, int] | None = None) -> None:
+        """This worker's positions are given by a ``local`` mask, or (without a
+        Python pass over the plan) by an enumerator's ``owner(sweep)`` plus
+        ``(num_workers, worker_rank)``."""
         starts = np.ascontiguousarray(table.chunk_starts, dtype=np.int64)
-        self.chunks, first, last = _native.engine_chunk_uses(
-            np.ascontiguousarray(plan.sequences[positions]), None, 0, 1, 0, starts)
-        self.first, self.last = positions[first], positions[last]
+        if owner is not None:
+            self.chunks, self.first, self.last = _native.engine_chunk_uses(
+                plan.sequences, *owner, starts)
+        else:
+            positions = np.flatnonzero(local)
+            self.chunks, first, last = _native.engine_chunk_uses(
+                np.ascontiguousarray(plan.sequences[positions]), None, 0, 1, 0, starts)
+            self.first, self.last = positions[first], positions[last]
         # wanted() is constant between these positions (where a chunk starts or stops being used)
         self._breaks = np.unique(np.concatenate([self.first + 1, self.last + 1]))
         self._memo: tuple[int, int | None, int | None, list[int]] = (-1, None, None, [])

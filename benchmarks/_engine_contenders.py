@@ -169,7 +169,10 @@ class FrameTable:
 
         class Frames(Deserializer):
             name = "frames"
-            streams = [StreamInformation("x", 0, 1, False, np.dtype(np.float32))]
+
+            @property
+            def streams(self) -> list[StreamInformation]:
+                return [StreamInformation("x", 0, 1, False, np.dtype(np.float32))]
 
             def table(self) -> SequenceTable:
                 return SequenceTable(np.arange(count, dtype=np.uint64), np.ones(count, np.int32),
@@ -283,7 +286,7 @@ def prepare_empty(spec: dict[str, Any]) -> Callable[[], dict]:
     import minibatcher._native  # noqa: F401
     from minibatcher import CTFDeserializer, MinibatchSource  # noqa: F401
 
-    return lambda: {}
+    return dict
 
 
 def prepare_probe(spec: dict[str, Any]) -> Callable[[], dict]:

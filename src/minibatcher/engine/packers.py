@@ -59,12 +59,6 @@ class Reader:
     def __post_init__(self) -> None:
         self._chunk_starts = np.ascontiguousarray(self.table.chunk_starts, dtype=np.int64)
 
-    def locate(self, sequences: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """Chunk ids and indices within them of original sequence indices."""
-        seqs = np.asarray(sequences, dtype=np.int64)
-        chunks = np.asarray(self.table.chunk_of(seqs), dtype=np.int64)
-        return chunks, seqs - self.table.chunk_starts[chunks]
-
     def picks(self, sequences: Sequence[int] | np.ndarray) -> "Picks":
         """The loaded chunks of these sequences (each chunk once) and where each sequence is.
 

@@ -298,8 +298,8 @@ class MinibatchSource:
         schedule = self._schedules.get(sweep)
         if schedule is None:
             plan, e = self._enumerator.plan(sweep), self._enumerator
-            schedule = ChunkSchedule(self._table, plan, owner=(
-                *e.owner(sweep), e.config.num_workers, e.config.worker_rank))
+            schedule = ChunkSchedule(self._table, plan, (*e.owner(sweep), e.config.num_workers,
+                                                         e.config.worker_rank))
             self._schedules = {s: v for s, v in self._schedules.items() if s >= sweep - 1}
             self._schedules[sweep] = schedule
         return schedule

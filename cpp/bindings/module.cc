@@ -16,6 +16,7 @@
 #include "../ctf/survey.h"
 #include "../engine/block_randomizer.h"
 #include "../engine/gather.h"
+#include "util.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -29,14 +30,10 @@ namespace {
 template <typename T>
 using Vec1 = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
-// Moves a vector into a NumPy array that owns it.
+// Moves a vector into a NumPy array that owns it (freed without the GIL when large).
 template <typename T, typename A>
 nb::object to_numpy(std::vector<T, A>&& values) {
-  using Vector = std::vector<T, A>;
-  auto* heap = new Vector(std::move(values));
-  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<Vector*>(p); });
-  size_t shape[1] = {heap->size()};
-  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(heap->data(), 1, shape, owner).cast();
+  return mb::bindings::owned_numpy(std::move(values));
 }
 
 void require(bool ok, const std::string& message) {

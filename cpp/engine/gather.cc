@@ -12,6 +12,7 @@ namespace {
 // Measured on 3 KiB rows scattered over 200 MB: about 25% faster.
 constexpr size_t kPrefetchAhead = 2;
 constexpr size_t kPrefetchBytes = 512;
+constexpr size_t kIndexAhead = 8;  // the same for the (small) index entries of a piece
 
 inline void prefetch(const uint8_t* p, size_t bytes) {
 #if defined(__GNUC__) || defined(__clang__)
@@ -29,6 +30,15 @@ bool in_range(const Source* sources, size_t source_count, const Pieces& p, size_
   if (s < 0 || size_t(s) >= source_count) return false;
   const int64_t start = p.start[i], length = p.length[i];
   return start >= 0 && length >= 0 && start <= sources[s].rows - length;
+}
+
+// Prefetches the indptr entry of piece j, when j is a valid piece.
+void prefetch_indptr(const CsrSource* sources, size_t source_count, const Pieces& p, size_t j) {
+  if (j >= p.count) return;
+  const int32_t s = p.source[j];
+  if (s < 0 || size_t(s) >= source_count) return;
+  if (p.start[j] < 0 || p.start[j] > sources[s].rows) return;
+  prefetch(reinterpret_cast<const uint8_t*>(sources[s].indptr + p.start[j]), 8);
 }
 
 // The rows of a piece must have increasing offsets inside the source's records.
@@ -71,6 +81,7 @@ bool gather_csr(const CsrSource* sources, size_t source_count, size_t value_byte
                 size_t index_bytes, const Pieces& pieces, CsrOutput* out) {
   uint64_t rows = 0, nnz = 0;
   for (size_t i = 0; i < pieces.count; ++i) {
+    prefetch_indptr(sources, source_count, pieces, i + kIndexAhead);
     if (!in_range(sources, source_count, pieces, i)) return false;
     const CsrSource& s = sources[pieces.source[i]];
     if (!csr_rows_valid(s, pieces.start[i], pieces.length[i])) return false;
@@ -114,6 +125,13 @@ bool sequence_ranges(const int64_t* const* offsets, const int64_t* offset_counts
                      size_t source_count, const int32_t* source, const int64_t* within, size_t n,
                      int64_t* start, int64_t* length) {
   for (size_t i = 0; i < n; ++i) {
+    if (i + kIndexAhead < n) {
+      const size_t j = i + kIndexAhead;
+      const int32_t t = source[j];
+      if (t >= 0 && size_t(t) < source_count && within[j] >= 0 && within[j] < offset_counts[t]) {
+        prefetch(reinterpret_cast<const uint8_t*>(offsets[t] + within[j]), 16);
+      }
+    }
     const int32_t s = source[i];
     if (s < 0 || size_t(s) >= source_count) return false;
     const int64_t w = within[i];

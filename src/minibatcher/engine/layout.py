@@ -14,13 +14,14 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from .. import _native
 
 _INDEX_CACHE: dict[str, np.ndarray] = {}
+_UNIFORM: dict[tuple[int, int], "SequenceLayout"] = {}
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -29,7 +30,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _cached(name: str, count: int, make) -> np.ndarray:  # noqa: ANN001
+def _cached(name: str, count: int, make: Callable[[int], np.ndarray]) -> np.ndarray:
     """A read-only view of ``count`` entries of a shared, growing index array."""
     base = _INDEX_CACHE.get(name)
     if base is None or len(base) < count:
@@ -80,8 +81,25 @@ class SequenceLayout:
         lengths = np.asarray(lengths, dtype=np.int64)
         num_rows, width, rows, starts = _native.engine_first_fit(lengths)
         if rows is None:  # every sequence fills a row
-            return cls(num_rows, width, _arange(num_rows), _zeros(num_rows), lengths)
+            return cls.uniform(num_rows, width)
         return cls(num_rows, width, _frozen(rows), _frozen(starts), lengths)
+
+    @classmethod
+    def uniform(cls, count: int, length: int) -> "SequenceLayout":
+        """``count`` sequences of ``length`` samples, one per row (shared, immutable).
+
+        Example:
+            >>> SequenceLayout.uniform(3, 2) is SequenceLayout.uniform(3, 2)
+            True
+        """
+        key = (count, length)
+        layout = _UNIFORM.get(key)
+        if layout is None:
+            if len(_UNIFORM) >= 64:
+                _UNIFORM.clear()
+            lengths = _ones(count) if length == 1 else _frozen(np.full(count, length, np.int64))
+            layout = _UNIFORM[key] = cls(count, length, _arange(count), _zeros(count), lengths)
+        return layout
 
     @classmethod
     def frames(cls, count: int) -> "SequenceLayout":
@@ -91,7 +109,7 @@ class SequenceLayout:
             >>> SequenceLayout.frames(2).width
             1
         """
-        return cls(count, 1 if count else 0, _arange(count), _zeros(count), _ones(count))
+        return cls.uniform(count, 1) if count else cls(0, 0, _arange(0), _zeros(0), _ones(0))
 
     @classmethod
     def one_per_row(cls, lengths: Sequence[int]) -> "SequenceLayout":

@@ -1,0 +1,58 @@
+// Helpers shared by the binding files: NumPy arrays that own a moved-in
+// std::vector, argument checks.
+//
+// Large buffers (mmap-backed, see common/buffer.h) are freed without holding
+// the GIL: unmapping a parsed chunk takes milliseconds, and the engine drops
+// chunks on a background thread so that reading goes on meanwhile.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../common/buffer.h"
+
+namespace mb::bindings {
+
+template <typename Vector>
+void delete_vector(void* p) noexcept {
+  auto* v = static_cast<Vector*>(p);
+  const bool large = v->capacity() * sizeof(typename Vector::value_type) >= mb::kMmapThreshold;
+#if PY_VERSION_HEX >= 0x030D0000
+  const bool finalizing = Py_IsFinalizing();
+#else
+  const bool finalizing = _Py_IsFinalizing();
+#endif
+  if (large && !finalizing) {
+    nanobind::gil_scoped_release release;
+    delete v;
+    return;
+  }
+  delete v;
+}
+
+// Moves a vector into a one-dimensional NumPy array that owns it.
+template <typename T, typename A>
+nanobind::object owned_numpy(std::vector<T, A>&& values) {
+  using Vector = std::vector<T, A>;
+  auto* heap = new Vector(std::move(values));
+  nanobind::capsule owner(heap, &delete_vector<Vector>);
+  size_t shape[1] = {heap->size()};
+  return nanobind::ndarray<nanobind::numpy, T, nanobind::ndim<1>>(heap->data(), 1, shape, owner)
+      .cast();
+}
+
+template <typename T>
+using Vec1 = nanobind::ndarray<const T, nanobind::ndim<1>, nanobind::c_contig,
+                               nanobind::device::cpu>;
+using AnyArray = nanobind::ndarray<nanobind::ro, nanobind::c_contig, nanobind::device::cpu>;
+
+// Raises ValueError(message) unless ok.
+inline void check(bool ok, const std::string& message) {
+  if (!ok) throw nanobind::value_error(message.c_str());
+}
+
+}  // namespace mb::bindings

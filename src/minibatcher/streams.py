@@ -56,8 +56,8 @@ def _paths(name: str, value: Any) -> tuple[str, ...] | None:
     items = [value] if isinstance(value, (str, os.PathLike)) else value
     if not isinstance(items, (list, tuple)) or not items or not all(
             isinstance(p, (str, os.PathLike)) and os.fspath(p) for p in items):
-        raise ConfigError(f"StreamDef {name} should be a path or a non-empty list of paths, but got "
-                          f"{name}={value!r}")
+        raise ConfigError(f"StreamDef {name} should be a path or a non-empty list of paths, "
+                          f"but got {name}={value!r}")
     return tuple(os.fspath(p) for p in items)
 
 
@@ -67,8 +67,8 @@ def _context(value: Any) -> tuple[int, int] | None:
     if (isinstance(value, (tuple, list)) and len(value) == 2
             and all(_is_int(v) and v >= 0 for v in value)):
         return int(value[0]), int(value[1])
-    raise ConfigError("StreamDef context should be a pair (left, right) of non-negative ints (frames "
-                      f"around each HTK frame), but got context={value!r}")
+    raise ConfigError("StreamDef context should be a pair (left, right) of non-negative ints "
+                      f"(frames around each HTK frame), but got context={value!r}")
 
 
 def _flag(name: str, value: Any, optional: bool = False) -> Any:
@@ -121,8 +121,8 @@ class StreamDef:
 
     def __post_init__(self) -> None:
         if self.field is not None and (not isinstance(self.field, str) or not self.field):
-            raise ConfigError(
-                f"StreamDef field should be a non-empty string or None, but got field={self.field!r}")
+            raise ConfigError("StreamDef field should be a non-empty string or None, but got "
+                              f"field={self.field!r}")
         shape = None if self.shape is None else sample_shape_of(self.shape)
         set_ = object.__setattr__
         set_(self, "shape", shape[0] if shape is not None and len(shape) == 1 and _is_int(
@@ -142,7 +142,8 @@ class StreamDef:
         if value is None:
             return None
         if not isinstance(value, (list, tuple)):
-            raise ConfigError(f"StreamDef transforms should be a list, but got transforms={value!r}")
+            raise ConfigError("StreamDef transforms should be a list, but got "
+                              f"transforms={value!r}")
         if value:
             raise NotSupportedError(
                 "StreamDef transforms are image transforms (CNTK's ImageDeserializer); minibatcher "
@@ -273,8 +274,8 @@ class StreamInformation:
     defines_mb_size: bool
     sample_shape: tuple[int, ...]
 
-    def __init__(self, name: str, stream_id: int, dim: int | str | None = None, is_sparse: Any = False,
-                 dtype: Any = np.float32, defines_mb_size: bool = False, *,
+    def __init__(self, name: str, stream_id: int, dim: int | str | None = None,
+                 is_sparse: Any = False, dtype: Any = np.float32, defines_mb_size: bool = False, *,
                  sample_shape: Sequence[int] | None = None, storage_format: str | None = None,
                  shape: Any = None) -> None:
         if isinstance(dim, str):  # CNTK's positional form: (name, id, storage_format, dtype, shape)
@@ -292,8 +293,9 @@ class StreamInformation:
             raise ConfigError(f"StreamInformation name should be a non-empty string, but got "
                               f"name={name!r}")
         if not _is_int(dim) or dim <= 0 or math.prod(sample_shape) != dim:
-            raise ConfigError(f"StreamInformation dim should be a positive int equal to the product "
-                              f"of sample_shape, but got dim={dim!r}, sample_shape={sample_shape}")
+            raise ConfigError("StreamInformation dim should be a positive int equal to the "
+                              f"product of sample_shape, but got dim={dim!r}, "
+                              f"sample_shape={sample_shape}")
         for field, value in (("name", name), ("stream_id", int(stream_id)), ("dim", int(dim)),
                              ("is_sparse", bool(is_sparse)), ("dtype", _float_dtype(dtype)),
                              ("defines_mb_size", bool(defines_mb_size)),

@@ -26,7 +26,8 @@ Example:
     ...     def num_chunks(self):
     ...         return 2
     ...     def get_chunk(self, chunk_id):
-    ...         return {"x": np.arange(3 * chunk_id, 3 * chunk_id + 3, dtype=np.float32)[:, None] ** 2}
+    ...         first = 3 * chunk_id
+    ...         return {"x": np.arange(first, first + 3, dtype=np.float32)[:, None] ** 2}
     >>> d = UserDeserializerAdapter(Squares())
     >>> d.table().num_sequences, d.load_chunk(1).streams[0].values.ravel().tolist()
     (6, [9.0, 16.0, 25.0])
@@ -61,15 +62,34 @@ class UserDeserializer:
         pass
 
     def stream_infos(self) -> list[StreamInformation]:
-        """The streams, as a list of :class:`StreamInformation` (to implement)."""
+        """The streams, as a list of :class:`StreamInformation` (to implement).
+
+        Example:
+            >>> UserDeserializer().stream_infos()
+            Traceback (most recent call last):
+            ...
+            NotImplementedError: should return a list of StreamInformation for all streams
+        """
         raise NotImplementedError("should return a list of StreamInformation for all streams")
 
     def num_chunks(self) -> int:
-        """The number of chunks (to implement)."""
+        """The number of chunks (to implement).
+
+        Example:
+            >>> UserDeserializer.num_chunks.__name__
+            'num_chunks'
+        """
         raise NotImplementedError("should return the total number of chunks")
 
     def get_chunk(self, chunk_id: int) -> Mapping[str, Any]:
-        """``{stream name: data}`` of chunk ``chunk_id`` (to implement; see the module)."""
+        """``{stream name: data}`` of chunk ``chunk_id`` (to implement; see the module).
+
+        Example:
+            >>> UserDeserializer().get_chunk(0)
+            Traceback (most recent call last):
+            ...
+            NotImplementedError: should return the data of the chunk
+        """
         raise NotImplementedError("should return the data of the chunk")
 
 

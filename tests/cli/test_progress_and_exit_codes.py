@@ -69,7 +69,8 @@ def test_cat_max_errors_for_files_and_configs(write, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("kind", sorted(NO_SEQUENCES))
-@pytest.mark.parametrize("command", [["inspect"], ["validate"], ["validate", "--stream", "x:1:dense"],
+@pytest.mark.parametrize("command", [["inspect"], ["validate"],
+                                     ["validate", "--stream", "x:1:dense"],
                                      ["cat"], ["cat", "--stream", "x:1:dense"]],
                          ids=["inspect", "validate", "validate-stream", "cat", "cat-stream"])
 def test_files_without_sequences_exit_1_in_every_command(write, capsys, kind, command):

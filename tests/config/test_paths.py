@@ -48,8 +48,8 @@ def test_base_dir_overrides_the_config_folder(layout: Path) -> None:
     assert values(source) == [1.0, 2.0]
 
 
-def test_config_text_resolves_against_the_working_directory(layout: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_text_resolves_against_the_working_directory(
+        layout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     text = LEGACY.replace("{file}", "data/d.ctf")
     monkeypatch.chdir(layout / "configs")
     assert values(MinibatchSource.from_config(text)) == [1.0, 2.0]
@@ -119,3 +119,15 @@ def test_cli_uses_the_same_rule_and_exits_2_when_a_file_is_missing(layout: Path,
     assert main(["cat", str(config)]) == 2
     err = capsys.readouterr().err
     assert "reader.file = 'd.ctf'" in err and f"tried {layout / 'configs' / 'd.ctf'}" in err
+
+
+def test_cntk_suite_config_without_base_dir_names_what_to_pass(ctf_suite: Path) -> None:
+    # CNTK ran its reader tests from the data folder; its configs live in another folder.
+    config = ctf_suite / "Config" / "CNTKTextFormatReader" / "dense.cntk"
+    with pytest.raises(ConfigFileNotFoundError) as info:
+        MinibatchSource.from_config(config, "Simple")
+    assert info.value.key == "Simple.reader.file"
+    assert info.value.base_dir == str(config.parent) and "pass base_dir=" in str(info.value)
+    data = ctf_suite / "Data" / "CNTKTextFormatReader"
+    source = MinibatchSource.from_config(config, "Simple", base_dir=data, randomize=False)
+    assert source.next_minibatch(1)

@@ -51,10 +51,11 @@ def test_stream_infos_getitem_and_is_infinite(write):
 def test_multithreaded_deserializer_is_accepted(write):
     assert dense_source(write, multithreaded_deserializer=False).options.num_threads == 1
     assert dense_source(write, multithreaded_deserializer=True).options.num_threads is None
-    assert dense_source(write, multithreaded_deserializer=None, num_threads=3).options.num_threads == 3
+    auto = dense_source(write, multithreaded_deserializer=None, num_threads=3)
+    assert auto.options.num_threads == 3
     with pytest.raises(ConfigError, match="multithreaded_deserializer=False parses on one thread"):
         dense_source(write, multithreaded_deserializer=False, num_threads=4)
-    with pytest.raises(ConfigError, match="multithreaded_deserializer should be None, True or False"):
+    with pytest.raises(ConfigError, match="multithreaded_deserializer should be None, True or"):
         dense_source(write, multithreaded_deserializer="auto")
 
 
@@ -65,7 +66,8 @@ def test_full_sweep_minibatch_as_cntk(write):
     assert len(features) == features.num_sequences == 2 and features.end_of_sweep
     assert [s.tolist() for s in features.as_sequences()] == [[[0], [1], [2], [3]], [[4], [5], [6]]]
     assert features.data.mask.tolist() == [[2, 1, 1, 1], [2, 1, 1, 0]]
-    assert features.mask is features.data.mask and features.shape == features.data.shape == (2, 4, 1)
+    assert features.mask is features.data.mask
+    assert features.shape == features.data.shape == (2, 4, 1)
     labels = mb[source["labels"]]
     assert [s.tolist() for s in labels.as_sequences()] == [[[0], [1], [3]], [[1], [2]]]
     assert labels.data.mask.tolist() == [[2, 1, 1], [2, 1, 0]]
@@ -89,8 +91,9 @@ def test_text_format_shapes_and_sparse_sequences(write):
 
 def test_bptt_mask_marks_only_real_sequence_starts(write):
     path = write("".join(f"0 |x {i}\n" for i in range(5)) + "1 |x 9\n")
-    source = io.MinibatchSource(io.CTFDeserializer(str(path), io.StreamDefs(x=io.StreamDef(shape=1))),
-                                randomize=False, truncation_length=2, max_sweeps=1)
+    streams = io.StreamDefs(x=io.StreamDef(shape=1))
+    source = io.MinibatchSource(io.CTFDeserializer(str(path), streams), randomize=False,
+                                truncation_length=2, max_sweeps=1)
     masks = [mb["x"].mask.tolist() for mb in source.minibatches(2)]
     assert masks[0] == [[2, 1]] and masks[1] == [[1, 1]]  # the second segment continues sequence 0
 
@@ -127,7 +130,8 @@ def test_sequence_to_cntk_text_format_matches_cntk():
     assert io.sequence_to_cntk_text_format(0, {"W": aa([[[1, 0], [1, 0]], [[5, 6], [7, 8]]]),
                                                "L": aa([[[2]]])}) == \
         "0\t|L 2 |W 1 0 1 0\n0\t|W 5 6 7 8"
-    assert io.sequence_to_cntk_text_format(3, {"s": [{2: 1.5, 0: 1}, {}]}) == "3\t|s 0:1 2:1.5\n3\t|s "
+    sparse = io.sequence_to_cntk_text_format(3, {"s": [{2: 1.5, 0: 1}, {}]})
+    assert sparse == "3\t|s 0:1 2:1.5\n3\t|s "
     with pytest.raises(ValueError):
         io.sequence_to_cntk_text_format(0, {"A": [object()]})
 
@@ -157,3 +161,16 @@ def test_out_of_scope_features_say_so():
     with pytest.raises(NotSupportedError, match="lattices"):
         io.LatticeDeserializer("toc.txt", {})
     assert issubclass(NotSupportedError, NotImplementedError)
+
+
+def test_ctf_deserializer_survey_refuses_what_is_not_a_regular_file(tmp_path):
+    import os
+
+    fifo = tmp_path / "pipe.ctf"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="is not a regular file"):
+        io.CTFDeserializer(str(fifo))
+    with pytest.raises(ValueError, match="is not a regular file"):
+        io.CTFDeserializer(str(tmp_path))
+    with pytest.raises(FileNotFoundError):
+        io.CTFDeserializer(str(tmp_path / "missing.ctf"))

@@ -102,6 +102,7 @@ def test_streaminformation_cntk_and_native_signatures():
 
 def test_trace_level_enum_is_accepted(write):
     path = write("|x 1\n")
-    source = io.MinibatchSource(io.CTFDeserializer(str(path), io.StreamDefs(x=io.StreamDef(shape=1))),
+    streams = io.StreamDefs(x=io.StreamDef(shape=1))
+    source = io.MinibatchSource(io.CTFDeserializer(str(path), streams),
                                 trace_level=io.TraceLevel.Info)
     assert source.options.trace_level == 2 and io.TraceLevel.Error == 0

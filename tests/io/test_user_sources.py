@@ -1,4 +1,5 @@
-"""UserDeserializer (a Python reader in the engine), MinibatchSourceFromData, UserMinibatchSource."""
+"""UserDeserializer (a Python reader in the engine), MinibatchSourceFromData and
+UserMinibatchSource."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from typing import Callable, Iterator, Sequence
 
 from ..errors import ConfigError, FormatError
 from ..formats.ctf.auto_streams import stream_defs_from_survey, survey_file_blocks
-from ..formats.ctf.survey import StreamSurvey, survey
+from ..formats.ctf.survey import StreamSurvey, survey  # noqa: F401 (the examples use survey)
 from ..formats.mapped_file import MappedFile
 from ..streams import StreamDef, StreamDefs
 

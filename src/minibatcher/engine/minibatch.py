@@ -59,30 +59,60 @@ class MinibatchValue:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        """The rectangular data shape (CNTK's ``Value.shape``)."""
+        """The rectangular data shape (CNTK's ``Value.shape``).
+
+        Example:
+            >>> _example().data.shape
+            (2, 2, 2)
+        """
         return self._owner.shape
 
     @property
     def mask(self) -> np.ndarray:
-        """2 where a sequence begins, 1 valid, 0 padding (CNTK's ``Value.mask``)."""
+        """2 where a sequence begins, 1 valid, 0 padding (CNTK's ``Value.mask``).
+
+        Example:
+            >>> _example().data.mask.tolist()
+            [[2, 1], [2, 0]]
+        """
         return self._owner.mask
 
     @property
     def is_sparse(self) -> bool:
-        """Whether the stream is sparse."""
+        """Whether the stream is sparse.
+
+        Example:
+            >>> _example().data.is_sparse
+            False
+        """
         return self._owner.is_sparse
 
     @property
     def dtype(self) -> np.dtype:
-        """The value type."""
+        """The value type.
+
+        Example:
+            >>> _example().data.dtype
+            dtype('float32')
+        """
         return self._owner.stream.dtype
 
     def asarray(self) -> Any:
-        """``MinibatchData.asarray()``."""
+        """``MinibatchData.asarray()``.
+
+        Example:
+            >>> _example().data.asarray()[1].tolist()
+            [[4.0, 5.0], [0.0, 0.0]]
+        """
         return self._owner.asarray()
 
     def as_sequences(self, variable: Any = None) -> list[Any]:
-        """``MinibatchData.as_sequences()``."""
+        """``MinibatchData.as_sequences()``.
+
+        Example:
+            >>> [len(s) for s in _example().data.as_sequences()]
+            [2, 1]
+        """
         return self._owner.as_sequences(variable)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -93,8 +123,21 @@ class MinibatchValue:
         return self.shape[0]
 
 
+def _example() -> "MinibatchData":
+    """Two sequences (2 and 1 samples) of a 2-dim stream, for the examples."""
+    info = StreamInformation("x", 0, 2, False)
+    return MinibatchData(info, np.arange(6, dtype=np.float32).reshape(3, 2), np.array([2, 1]),
+                         np.array([10, 11], np.uint64), False, SequenceLayout.first_fit([2, 1]))
+
+
 class MinibatchData:
-    """One stream's data in a minibatch (mirrors ``cntk.io.MinibatchData``)."""
+    """One stream's data in a minibatch (mirrors ``cntk.io.MinibatchData``).
+
+    Example:
+        >>> d = _example()
+        >>> len(d), d.shape, d.keys.tolist()
+        (2, (2, 2, 2), [10, 11])
+    """
 
     def __init__(self, stream: StreamInformation, values: np.ndarray | CSRMatrix,
                  lengths: np.ndarray, keys: np.ndarray, end_of_sweep: bool,
@@ -147,28 +190,53 @@ class MinibatchData:
 
     @property
     def num_sequences(self) -> int:
-        """Sequences (or BPTT segments) in the minibatch."""
+        """Sequences (or BPTT segments) in the minibatch.
+
+        Example:
+            >>> _example().num_sequences
+            2
+        """
         return len(self.lengths)
 
     @cached_property
     def num_samples(self) -> int:
-        """Samples of this stream in the minibatch."""
+        """Samples of this stream in the minibatch.
+
+        Example:
+            >>> _example().num_samples
+            3
+        """
         return int(self.lengths.sum())
 
     @property
     def is_sparse(self) -> bool:
-        """Whether ``values`` is a :class:`CSRMatrix`."""
+        """Whether ``values`` is a :class:`CSRMatrix`.
+
+        Example:
+            >>> _example().is_sparse
+            False
+        """
         return isinstance(self.values, CSRMatrix)
 
     @property
     def sample_shape(self) -> tuple[int, ...]:
-        """The shape of one sample (``stream.sample_shape``, ``(dim,)`` for flat streams)."""
+        """The shape of one sample (``stream.sample_shape``, ``(dim,)`` for flat streams).
+
+        Example:
+            >>> _example().sample_shape
+            (2,)
+        """
         return self.stream.sample_shape
 
     @property
     def shape(self) -> tuple[int, ...]:
         """CNTK's data shape: ``(rows, max length, *sample_shape)``; without a
-        sequence axis ``(num_samples, *sample_shape)``."""
+        sequence axis ``(num_samples, *sample_shape)``.
+
+        Example:
+            >>> _example().shape
+            (2, 2, 2)
+        """
         if not self.has_sequence_axis:
             return (self.num_samples, *self.sample_shape)
         grid = self._grid
@@ -176,21 +244,36 @@ class MinibatchData:
 
     @cached_property
     def offsets(self) -> np.ndarray:
-        """``num_sequences + 1`` sample offsets into ``values``."""
+        """``num_sequences + 1`` sample offsets into ``values``.
+
+        Example:
+            >>> _example().offsets.tolist()
+            [0, 2, 3]
+        """
         out = np.zeros(len(self.lengths) + 1, dtype=np.int64)
         np.cumsum(self.lengths, out=out[1:])
         return out
 
     @cached_property
     def sequences(self) -> list[np.ndarray | CSRMatrix]:
-        """Per-sequence views of ``values`` (built once)."""
+        """Per-sequence views of ``values`` (built once).
+
+        Example:
+            >>> _example().sequences[1].tolist()
+            [[4.0, 5.0]]
+        """
         o = self.offsets.tolist()
         if self.is_sparse:
             return [self.values.row_slice(a, b) for a, b in zip(o[:-1], o[1:])]
         return [self.values[a:b] for a, b in zip(o[:-1], o[1:])]
 
     def dense_values(self) -> np.ndarray:
-        """``values`` as a dense ``(num_samples, dim)`` array (built once for sparse)."""
+        """``values`` as a dense ``(num_samples, dim)`` array (built once for sparse).
+
+        Example:
+            >>> _example().dense_values().shape
+            (3, 2)
+        """
         return self._dense if self.is_sparse else self.values
 
     @cached_property
@@ -214,12 +297,22 @@ class MinibatchData:
     def padded(self) -> tuple[np.ndarray, np.ndarray]:
         """``(data[rows, max_len, dim], mask[rows, max_len])``: one row per
         sequence (per slot in truncated-BPTT mode), zeros where mask is False.
-        Built once; the same arrays are returned on every call."""
+        Built once; the same arrays are returned on every call.
+
+        Example:
+            >>> _example().padded()[1].tolist()
+            [[True, True], [True, False]]
+        """
         return self._padded
 
     def padded_data(self) -> np.ndarray:
         """The padded data in CNTK's data ``shape`` (``padded()[0]`` with the
-        sample shape, or ``values`` reshaped when there is no sequence axis)."""
+        sample shape, or ``values`` reshaped when there is no sequence axis).
+
+        Example:
+            >>> _example().padded_data().shape
+            (2, 2, 2)
+        """
         key = (self.has_sequence_axis, self.shape)
         if self._padded_data is None or self._padded_data[0] != key:
             base = self._padded[0] if self.has_sequence_axis else self.dense_values()
@@ -230,7 +323,12 @@ class MinibatchData:
     def mask(self) -> np.ndarray:
         """CNTK's mask ``(rows, max_len)`` int8: 2 where a sequence begins, 1
         for its other samples, 0 for padding. A BPTT segment that continues a
-        sequence of the previous minibatch starts with 1."""
+        sequence of the previous minibatch starts with 1.
+
+        Example:
+            >>> _example().mask.tolist()
+            [[2, 1], [2, 0]]
+        """
         grid = self._grid
         begins = np.zeros(self.num_samples + 1, dtype=np.int8)  # [-1] stays 0 for gaps
         first = self.offsets[:-1][self.lengths > 0]
@@ -242,7 +340,12 @@ class MinibatchData:
     @cached_property
     def data(self) -> MinibatchValue:
         """CNTK's ``MinibatchData.data``: a ``Value``-like view with ``shape``,
-        ``mask``, ``asarray()`` and ``as_sequences()``."""
+        ``mask``, ``asarray()`` and ``as_sequences()``.
+
+        Example:
+            >>> _example().data
+            MinibatchValue(shape=(2, 2, 2), is_sparse=False)
+        """
         return MinibatchValue(self)
 
     @cached_property
@@ -252,7 +355,12 @@ class MinibatchData:
     def as_sequences(self, variable: Any = None) -> list[Any]:
         """One array per sequence without padding, ``(length, *sample_shape)``
         (sparse: one ``scipy.sparse.csr_matrix`` per sequence, as CNTK).
-        ``variable`` is accepted for CNTK compatibility and ignored."""
+        ``variable`` is accepted for CNTK compatibility and ignored.
+
+        Example:
+            >>> _example().as_sequences()[0].tolist()
+            [[0.0, 1.0], [2.0, 3.0]]
+        """
         if self.is_sparse:
             return self._scipy_sequences
         return self._dense_sequences
@@ -265,13 +373,23 @@ class MinibatchData:
     def asarray(self) -> Any:
         """CNTK's ``asarray()``: dense streams give the padded data in
         ``shape`` (zeros as padding); sparse streams give SciPy CSR matrices,
-        one per sequence (one for all samples without a sequence axis)."""
+        one per sequence (one for all samples without a sequence axis).
+
+        Example:
+            >>> _example().asarray()[0].tolist()
+            [[0.0, 1.0], [2.0, 3.0]]
+        """
         if not self.is_sparse:
             return self.padded_data()
         return self.as_sequences() if self.has_sequence_axis else self.values.to_scipy()
 
     def to_torch(self) -> Any:
-        """``values`` as a torch tensor sharing memory (sparse: a CSR tensor)."""
+        """``values`` as a torch tensor sharing memory (sparse: a CSR tensor).
+
+        Example:
+            >>> MinibatchData.to_torch.__name__  # needs torch: pip install 'minibatcher[torch]'
+            'to_torch'
+        """
         from ..adapters.torch import to_tensor
 
         return to_tensor(self.values)
@@ -295,9 +413,19 @@ class Minibatch(dict):
 
     @property
     def end_of_sweep(self) -> bool:
-        """True when this minibatch reached or crossed a sweep end."""
+        """True when this minibatch reached or crossed a sweep end.
+
+        Example:
+            >>> Minibatch(x=_example()).end_of_sweep
+            False
+        """
         return any(d.end_of_sweep for d in self.values())
 
     def arrays(self) -> Mapping[str, np.ndarray | CSRMatrix]:
-        """``{name: values}``."""
+        """``{name: values}``.
+
+        Example:
+            >>> Minibatch(x=_example()).arrays()["x"].shape
+            (3, 2)
+        """
         return {name: d.values for name, d in self.items()}

@@ -73,6 +73,19 @@ class StreamInfos(Mapping):
         return f"StreamInfos({', '.join(parts)})"
 
 
+def _example(**options: Any) -> "MinibatchSource":
+    """A source over a small temporary CTF file, for the examples."""
+    import tempfile
+
+    from ..formats.ctf import CTFDeserializer
+    from ..streams import StreamDef
+
+    path = os.path.join(tempfile.mkdtemp(), "example.ctf")
+    with open(path, "w") as f:
+        f.write("|x 1\n|x 2\n")
+    return MinibatchSource(CTFDeserializer(path, {"x": StreamDef(shape=1)}), **options)
+
+
 def _threads(multithreaded: bool | None, num_threads: int | None) -> int | None:
     """CNTK's ``multithreaded_deserializer``: False parses on one thread, True
     or None (CNTK's "auto") on ``num_threads`` (default: up to 8)."""
@@ -186,7 +199,12 @@ class MinibatchSource:
         return self._streams
 
     def stream_infos(self) -> list[StreamInformation]:
-        """The streams delivered, in stream-id order (CNTK's ``stream_infos()``)."""
+        """The streams delivered, in stream-id order (CNTK's ``stream_infos()``).
+
+        Example:
+            >>> [i.m_name for i in _example().stream_infos()]
+            ['x']
+        """
         return list(self._streams.values())
 
     def stream_info(self, name: str) -> StreamInformation:
@@ -196,11 +214,21 @@ class MinibatchSource:
         return self._streams[name]
 
     def __getitem__(self, name: str) -> StreamInformation:
-        """``source['features']``: the stream's ``StreamInformation`` (as ``stream_info``)."""
+        """``source['features']``: the stream's ``StreamInformation`` (as ``stream_info``).
+
+        Example:
+            >>> _example()["x"].dim
+            1
+        """
         return self.stream_info(name)
 
     def is_infinite(self) -> bool:
-        """True when neither ``max_samples`` nor ``max_sweeps`` limits the reading."""
+        """True when neither ``max_samples`` nor ``max_sweeps`` limits the reading.
+
+        Example:
+            >>> _example().is_infinite(), _example(max_sweeps=1).is_infinite()
+            (True, False)
+        """
         return (self.options.max_samples == INFINITELY_REPEAT
                 and self.options.max_sweeps == INFINITELY_REPEAT)
 

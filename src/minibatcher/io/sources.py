@@ -122,7 +122,13 @@ class MinibatchSourceFromData(MinibatchSource):
     def next_minibatch(self, minibatch_size_in_samples: int, input_map: Mapping | None = None,
                        device: Any = None, num_data_partitions: int | None = None,
                        partition_index: int | None = None) -> Minibatch | dict:
-        """As :meth:`MinibatchSource.next_minibatch`; streams given as arrays have no sequence axis."""
+        """As :meth:`MinibatchSource.next_minibatch`; streams given as arrays have no sequence axis.
+
+        Example:
+            >>> s = MinibatchSourceFromData({"a": np.zeros((4, 2)), "b": [np.zeros((1, 1))] * 4})
+            >>> mb = s.next_minibatch(2); mb["a"].shape, mb["b"].shape
+            ((2, 2), (2, 1, 1))
+        """
         result = super().next_minibatch(minibatch_size_in_samples, input_map, device,
                                         num_data_partitions, partition_index)
         for data in result.values():
@@ -143,7 +149,7 @@ class UserMinibatchSource:
         >>> class One(UserMinibatchSource):
         ...     def stream_infos(self):
         ...         return [StreamInformation("x", 0, "dense", np.float32, (2,))]
-        ...     def next_minibatch(self, num_samples, number_of_workers=1, worker_rank=0, device=None):
+        ...     def next_minibatch(self, num_samples, workers=1, rank=0, device=None):
         ...         info = self.streams.x
         ...         return {info: MinibatchData.from_sequences(info, [np.ones((1, 2))])}
         >>> s = One(); s["x"].dim, s.next_minibatch(1)[s.streams.x].shape, s.is_infinite()
@@ -158,11 +164,23 @@ class UserMinibatchSource:
         self.streams = StreamInfos(infos)
 
     def stream_infos(self) -> list[StreamInformation]:
-        """The streams (to implement)."""
+        """The streams (to implement).
+
+        Example:
+            >>> UserMinibatchSource()
+            Traceback (most recent call last):
+            ...
+            NotImplementedError: should return a list of StreamInformation for all streams
+        """
         raise NotImplementedError("should return a list of StreamInformation for all streams")
 
     def stream_info(self, name: str) -> StreamInformation:
-        """The stream called ``name``, with an error listing the valid names."""
+        """The stream called ``name``, with an error listing the valid names.
+
+        Example:
+            >>> _Counter().stream_info("n").dim
+            1
+        """
         if name not in self.streams:
             raise ConfigError(f"no stream named {name!r}; streams: {', '.join(self.streams)}")
         return self.streams[name]
@@ -172,19 +190,53 @@ class UserMinibatchSource:
 
     def next_minibatch(self, num_samples: int, number_of_workers: int = 1, worker_rank: int = 0,
                        device: Any = None) -> Mapping[StreamInformation, MinibatchData]:
-        """The next minibatch (to implement); ``{}`` at the end."""
+        """The next minibatch (to implement); ``{}`` at the end.
+
+        Example:
+            >>> _Counter().next_minibatch(2)[_Counter().streams.n].values.ravel().tolist()
+            [0.0, 1.0]
+        """
         raise NotImplementedError("should return a dict {StreamInformation: MinibatchData}")
 
     def get_checkpoint_state(self) -> dict[str, Any]:
-        """The state to checkpoint (override to support checkpoints; default ``{}``)."""
+        """The state to checkpoint (override to support checkpoints; default ``{}``).
+
+        Example:
+            >>> _Counter().get_checkpoint_state()
+            {}
+        """
         return {}
 
     def restore_from_checkpoint(self, state: Mapping[str, Any]) -> None:
-        """Restores ``state``; the default accepts only the empty state."""
+        """Restores ``state``; the default accepts only the empty state.
+
+        Example:
+            >>> _Counter().restore_from_checkpoint({"position": 2})
+            Traceback (most recent call last):
+            ...
+            NotImplementedError: to restore checkpoints of a UserMinibatchSource, implement restore_from_checkpoint(state)
+        """
         if state:
             raise NotImplementedError("to restore checkpoints of a UserMinibatchSource, implement "
                                       "restore_from_checkpoint(state)")
 
     def is_infinite(self) -> bool:
-        """Whether the source never ends (CNTK's default: False)."""
+        """Whether the source never ends (CNTK's default: False).
+
+        Example:
+            >>> _Counter().is_infinite()
+            False
+        """
         return False
+
+
+class _Counter(UserMinibatchSource):
+    """Delivers 0, 1, 2, ... (for the examples)."""
+
+    def stream_infos(self) -> list[StreamInformation]:
+        return [StreamInformation("n", 0, "dense", np.float32, (1,))]
+
+    def next_minibatch(self, num_samples: int, number_of_workers: int = 1, worker_rank: int = 0,
+                       device: Any = None) -> dict[StreamInformation, MinibatchData]:
+        values = np.arange(num_samples, dtype=np.float32).reshape(-1, 1)
+        return {self.streams.n: MinibatchData.from_sequences(self.streams.n, values)}

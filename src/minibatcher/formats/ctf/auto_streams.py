@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import os
+import stat
 from typing import Callable, Sequence
 
 import numpy as np
@@ -38,6 +39,8 @@ def survey_file_blocks(path: str | os.PathLike, *, block_size: int = BLOCK_SIZE,
         [('a', 5)]
     """
     parts, tail, done = [], b"", 0
+    if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a device would block or never end
+        raise FormatError(f"{os.fspath(path)!r} is not a regular file; expected a CTF file")
     with open(path, "rb") as f:
         while block := f.read(block_size):
             done += len(block)

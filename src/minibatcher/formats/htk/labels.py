@@ -104,12 +104,10 @@ class _Entries:
         ok &= self._first_occurrences(ok, diag)
         keep = np.flatnonzero(ok)
         self.keep = keep
-        counts = np.diff(np.concatenate([run_first, [len(self._runs[0])]]))[keep]
-        idx = np.concatenate([np.arange(a, a + n) for a, n in zip(run_first[keep].tolist(),
-                                                                 counts.tolist())] or [[]])
-        idx = idx.astype(np.int64)
-        self.run_class, self.run_length = self._runs[0][idx], self._runs[1][idx]
-        self.run_ends = np.cumsum(counts)
+        all_counts = np.diff(np.concatenate([run_first, [len(self._runs[0])]]))
+        kept_runs = np.repeat(ok, all_counts)  # the runs of the kept entries, in order
+        self.run_class, self.run_length = self._runs[0][kept_runs], self._runs[1][kept_runs]
+        self.run_ends = np.cumsum(all_counts[keep])
 
     def where(self, i: int, line: int | None = None) -> str:
         return f"{self.files[int(self.file_of[i])]}:{int(self.lines[i]) if line is None else line}"

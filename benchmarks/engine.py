@@ -1,206 +1,71 @@
-"""End-to-end randomized reading: MinibatchSource over CTF vs pandas and a
-PyTorch DataLoader, and peak RSS with a bounded randomization window.
+"""End-to-end reading: MinibatchSource over CTF against parsing alone, pandas,
+scikit-learn and a PyTorch DataLoader; in-memory delivery; planning of
+frame-mode data; peak RSS with a bounded randomization window.
 
-Generates (once, cached under --data-dir) a seeded ~1 GB MNIST-like CTF file
-and its space-separated twin (the generator of ctf_parse.py). Every run is a
-fresh subprocess; throughput contenders alternate over --rounds (medians).
+Generates (once, cached under --data-dir) a seeded MNIST-like CTF file (~1 GB)
+and a sparse one (~200 MB, dim 1,000,000) with their plain twins (the
+generators of ctf_parse.py). Every run is a fresh subprocess; throughput
+contenders alternate over --rounds (medians). The targets are ratios measured
+side by side in the same run (the machine may be shared). Units: 1 MB = 10**6 bytes.
 
-    python benchmarks/engine.py              # ~1 GB
-    python benchmarks/engine.py --quick      # ~20 MB, under a minute
+    python benchmarks/engine.py              # ~1 GB + ~200 MB
+    python benchmarks/engine.py --quick      # ~20 MB each, 4 MiB chunks, about a minute
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
-import time
-from typing import Any, Callable
-
-import numpy as np
+from typing import Any
 
 import _common as C
+from _engine_contenders import CONTENDERS, MB_SIZE
 
-MB_SIZE = 256
 DIM = 784 + 10
-PANDAS_TARGET = 1.5
+TARGETS = {"ratio": 0.7, "sparse": 10.0, "memory": 1_000_000, "pandas": 2.0, "planning": 0.1}
 WINDOW_FRACTION = 10
 RSS_FACTOR = 1.5
-
-
-def stream_defs() -> dict[str, Any]:
-    """The MNIST-like streams (imports minibatcher: children only)."""
-    from minibatcher import StreamDef
-
-    return {"labels": StreamDef(shape=10), "features": StreamDef(shape=784)}
-
-
-def drain(source: Any, observe: Callable[[], None] = lambda: None) -> tuple[int, float]:
-    """Reads ``source`` until the epoch ends, summing every value of every
-    minibatch; calls ``observe()`` after each one."""
-    samples, total = 0, 0.0
-    while True:
-        mb = source.next_minibatch(MB_SIZE)
-        if not mb:
-            return samples, total
-        x, y = mb["features"].values, mb["labels"].values
-        total += float(x.sum()) + float(y.sum())
-        samples += len(x)
-        observe()
-
-
-class ResidentChunks:
-    """Diagnostic: the most parsed chunks (and their decoded bytes) the source's
-    chunk cache held at once. Reads a private attribute; reports None if it moved."""
-
-    def __init__(self, source: Any) -> None:
-        self.futures = getattr(getattr(source, "_cache", None), "_futures", None)
-        self.chunks = self.bytes = 0
-
-    def __call__(self) -> None:
-        if not isinstance(self.futures, dict):
-            return
-        done = [f.result() for f in list(self.futures.values()) if f.done() and not f.cancelled()]
-        self.chunks = max(self.chunks, len(done))
-        self.bytes = max(self.bytes, sum(c.nbytes for c in done))
-
-    def result(self) -> dict:
-        """``{"resident_chunks", "resident_bytes"}`` (None when not observable)."""
-        ok = isinstance(self.futures, dict)
-        return {"resident_chunks": self.chunks if ok else None,
-                "resident_bytes": self.bytes if ok else None}
-
-
-def parse_all(path: str) -> tuple[np.ndarray, np.ndarray]:
-    """Features and labels of the whole file (native parser, file order)."""
-    import concurrent.futures as cf
-
-    from minibatcher import CTFDeserializer
-
-    d = CTFDeserializer(path, stream_defs())
-    with cf.ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
-        chunks = list(pool.map(d.load_chunk, range(d.table().num_chunks)))
-    labels = np.concatenate([c.streams[0].values for c in chunks])
-    return np.concatenate([c.streams[1].values for c in chunks]), labels
-
-
-# -- contenders: prepare(spec) -> work() (run in a fresh subprocess each) ---------------------
-
-
-def prepare_ours(spec: dict[str, Any]) -> Callable[[], dict]:
-    """MinibatchSource(CTFDeserializer(...), randomization_seed=0, max_sweeps=1)."""
-    import minibatcher._native  # noqa: F401  (import cost is not reading time)
-    from minibatcher import CTFDeserializer, MinibatchSource
-
-    def work() -> dict:
-        started = time.perf_counter()
-        d = CTFDeserializer(spec["path"], stream_defs(), chunk_size_in_bytes=spec["chunk_size"])
-        index_s = time.perf_counter() - started
-        source = MinibatchSource(d, randomization_seed=0, max_sweeps=1, **spec["options"])
-        tracker = ResidentChunks(source) if spec.get("track") else None
-        samples, checksum = drain(source, tracker or (lambda: None))
-        seconds = time.perf_counter() - started
-        source.close()
-        return {"seconds": seconds, "index_s": index_s, "samples": samples, "checksum": checksum,
-                "chunks": d.table().num_chunks, **(tracker.result() if tracker else {})}
-    return work
-
-
-def prepare_pandas(spec: dict[str, Any]) -> Callable[[], dict]:
-    """pandas read_csv of the whole twin, then 256-row slices."""
-    import pandas as pd
-
-    def work() -> dict:
-        started = time.perf_counter()
-        data = pd.read_csv(spec["path"], sep=" ", header=None, dtype=np.float32,
-                           engine="c").to_numpy()
-        total = 0.0
-        for i in range(0, len(data), MB_SIZE):
-            batch = data[i:i + MB_SIZE]
-            total += float(batch[:, 10:].sum()) + float(batch[:, :10].sum())
-        return {"seconds": time.perf_counter() - started, "samples": len(data),
-                "checksum": total}
-    return work
-
-
-def prepare_torch(spec: dict[str, Any]) -> Callable[[], dict]:
-    """A DataLoader over a TensorDataset already in memory (loading not timed)."""
-    import torch
-    from torch.utils.data import DataLoader, TensorDataset
-
-    features, labels = parse_all(spec["path"])
-    dataset = TensorDataset(torch.from_numpy(features), torch.from_numpy(labels))
-
-    def work() -> dict:
-        loader = DataLoader(dataset, batch_size=MB_SIZE, shuffle=True, num_workers=0,
-                            generator=torch.Generator().manual_seed(0))
-        started, samples, total = time.perf_counter(), 0, 0.0
-        for x, y in loader:
-            total += float(x.sum()) + float(y.sum())
-            samples += len(x)
-        return {"seconds": time.perf_counter() - started, "samples": samples, "checksum": total}
-    return work
-
-
-def prepare_empty(spec: dict[str, Any]) -> Callable[[], dict]:
-    """Baseline: an interpreter with numpy and minibatcher imported, doing nothing."""
-    import minibatcher._native  # noqa: F401
-    from minibatcher import CTFDeserializer, MinibatchSource  # noqa: F401
-
-    return lambda: {}
-
-
-def prepare_probe(spec: dict[str, Any]) -> Callable[[], dict]:
-    """Samples, chunk counts and index bytes, for choosing windows and bounds."""
-    from minibatcher import CTFDeserializer
-
-    def work() -> dict:
-        out = {}
-        for chunk_size in spec["chunk_sizes"]:
-            d = CTFDeserializer(spec["path"], stream_defs(), chunk_size_in_bytes=chunk_size)
-            out[str(chunk_size)] = d.table().num_chunks
-        out["samples"] = int(d.index.rows.sum())
-        out["index_bytes"] = sum(a.nbytes for a in d.index.arrays().values())
-        return out
-    return work
-
-
-CONTENDERS = {"ours": prepare_ours, "pandas": prepare_pandas, "torch": prepare_torch,
-              "empty": prepare_empty, "probe": prepare_probe}
-
-
-# -- driver -----------------------------------------------------------------------------------
+FRAMES, FRAMES_PER_CHUNK = 300_000, 3_000
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """Command-line options (--quick: a ~20 MB file, 2 rounds)."""
-    return C.finish_common(C.common_parser(__doc__, 1000, "the CTF file").parse_args(argv), 1000)
+    """Command-line options (--quick: ~20 MB files, 4 MiB chunks, 2 rounds)."""
+    p = C.common_parser(__doc__, 1000, "the MNIST-like CTF file")
+    p.add_argument("--sparse-size-mb", type=float, default=None,
+                   help="size of the sparse CTF file (MB; default 200, quick 20)")
+    p.add_argument("--chunk-size", type=int, default=None,
+                   help="chunk_size_in_bytes (default 32 MiB, quick 4 MiB)")
+    p.add_argument("--no-memory-table", action="store_true",
+                   help="skip the bounded-window peak RSS runs")
+    args = C.finish_common(p.parse_args(argv), 1000)
+    args.sparse_size_mb = args.sparse_size_mb or (20.0 if args.quick else 200.0)
+    args.chunk_size = args.chunk_size or ((4 if args.quick else 32) << 20)
+    return args
 
 
-def memory_configs(path: str, size: int) -> tuple[dict[str, dict], dict]:
-    """The bounded-window configurations (window = 1/10 of the data) and the probe."""
-    default_cs, small_cs = 32 << 20, size // 100
-    probe = C.run_child(__file__, {"contender": "probe", "path": path,
-                                   "chunk_sizes": [default_cs, small_cs]})
-    window, chunks = probe["samples"] // WINDOW_FRACTION, probe[str(small_cs)]
-    in_chunks = max(1, chunks // WINDOW_FRACTION)
-    base = {"contender": "ours", "path": path, "track": True}
-    configs = {
-        "default window (128 chunks), 32 MiB chunks": {
-            **base, "chunk_size": default_cs, "options": {},
-            "window_samples": probe["samples"] * min(1.0, 128 / probe[str(default_cs)])},
-        f"window_in_samples={window}, 32 MiB chunks": {
-            **base, "chunk_size": default_cs, "window_samples": window,
-            "options": {"randomization_window_in_samples": window}},
-        f"window_in_samples={window}, ~100 chunks": {
-            **base, "chunk_size": small_cs, "window_samples": window,
-            "options": {"randomization_window_in_samples": window}},
-        f"window_in_chunks={in_chunks} of {chunks} chunks": {
-            **base, "chunk_size": small_cs, "window_samples": probe["samples"] * in_chunks // chunks,
-            "options": {"randomization_window_in_chunks": in_chunks}},
-    }
-    return configs, probe
+def make_specs(args: argparse.Namespace) -> dict[str, dict]:
+    """Every throughput contender's run (files generated on first use)."""
+    mnist, mnist_plain = C.ensure_data(args.data_dir, "mnist", args.size_mb, args.seed)
+    sparse, sparse_plain = C.ensure_data(args.data_dir, "sparse", args.sparse_size_mb, args.seed)
+    C.warm_page_cache(mnist, mnist_plain, sparse, sparse_plain)
+    m = {"path": str(mnist), "kind": "mnist", "chunk_size": args.chunk_size}
+    s = {"path": str(sparse), "kind": "sparse", "chunk_size": args.chunk_size}
+    specs = {"parse": {**m, "contender": "parse"},
+             "ours": {**m, "contender": "ours", "options": {}},
+             "ours_frames": {**m, "contender": "ours", "options": {"frame_mode": True}},
+             "pandas": {"contender": "pandas", "path": str(mnist_plain)},
+             "memory": {**m, "contender": "memory"},
+             "sparse_parse": {**s, "contender": "parse"},
+             "sparse_ours": {**s, "contender": "ours", "options": {}},
+             "sklearn": {"contender": "sklearn", "path": str(sparse_plain)},
+             "planning": {"contender": "planning", "frames": FRAMES,
+                          "per_chunk": FRAMES_PER_CHUNK}}
+    if importlib.util.find_spec("torch") is not None:
+        specs["torch"] = {**m, "contender": "torch"}
+    return specs
 
 
 def measure(specs: dict[str, dict], rounds: int) -> dict[str, list[dict]]:
@@ -212,32 +77,144 @@ def measure(specs: dict[str, dict], rounds: int) -> dict[str, list[dict]]:
     return results
 
 
-def throughput_rows(results: dict[str, list[dict]]) -> list[list]:
-    """Samples/s of every contender, the ratios and the checksums."""
-    rate = {n: C.median([r["samples"] / r["seconds"] for r in runs]) for n, runs in results.items()}
-    ours = results["ours"]
-    sums = {n: runs[0]["checksum"] for n, runs in results.items()}
-    spread = max(abs(s - sums["ours"]) for s in sums.values()) / abs(sums["ours"])
+def med(runs: list[dict], key: Any) -> float:
+    """Median over rounds of a field, or of a function of the run."""
+    return C.median([key(r) if callable(key) else r[key] for r in runs])
+
+
+def rate(runs: list[dict]) -> float:
+    """Median samples/s."""
+    return med(runs, lambda r: r["samples"] / r["seconds"])
+
+
+def row(metric: str, value: str, target: float | None = None, measured: float | None = None,
+        shown: str = "") -> list:
+    """A table row; with a target, the status (PASS when ``measured >= target``, or when
+    ``measured <= target`` for a target shown as ``< ...``)."""
+    if target is None:
+        return [metric, value, shown, ""]
+    upper = shown.startswith("<")
+    return [metric, value, shown, C.verdict(-measured, -target) if upper else C.verdict(measured, target)]
+
+
+def end_to_end_rows(res: dict[str, list[dict]], sizes: dict[str, int]) -> list[list]:
+    """End to end vs parse-only and vs pandas (MNIST-like, dense)."""
+    mb = sizes["mnist"] / C.MB
+    parse_mbs = med(res["parse"], lambda r: mb / r["seconds"])
+    ours_mbs = med(res["ours"], lambda r: mb / r["seconds"])
+    ratio = med([{"p": p, "o": o} for p, o in zip(res["parse"], res["ours"])],
+                lambda r: r["p"]["seconds"] / r["o"]["seconds"])
+    pandas = rate(res["ours"]) / rate(res["pandas"])
     return [
-        ["ours: MinibatchSource samples/s (index + parse + randomize + gather)",
-         f"{rate['ours']:,.0f}", "", ""],
-        ["  of which index build (median s)", f"{C.median([r['index_s'] for r in ours]):.2f} s",
-         "", ""],
-        ["  diagnostic: ours with frame_mode=True (no SequenceLayout.first_fit)",
-         f"{rate['ours_frames']:,.0f}", "", ""],
-        ["pandas: read_csv whole file + 256-row slices, samples/s", f"{rate['pandas']:,.0f}", "", ""],
-        ["speedup vs pandas (end to end)", f"{rate['ours'] / rate['pandas']:.2f}x",
-         f">= {PANDAS_TARGET:g}x", C.verdict(rate["ours"] / rate["pandas"], PANDAS_TARGET)],
-        ["torch DataLoader over in-memory TensorDataset (shuffle), samples/s",
-         f"{rate['torch']:,.0f}", "", ""],
-        ["ratio ours / torch DataLoader", f"{rate['ours'] / rate['torch']:.2f}x", "(none)", ""],
-        ["samples per sweep (ours / pandas / torch)",
-         " / ".join(str(results[n][0]["samples"]) for n in ("ours", "pandas", "torch")), "", ""],
-        ["sum of all values: max relative difference between contenders", f"{spread:.1e}", "", ""],
-        ["peak RSS (VmHWM): ours / pandas / torch (data in memory)", " / ".join(
-            C.mib(max(r["peak_rss"] for r in results[n])) for n in ("ours", "pandas", "torch")),
-         "", ""],
+        row("parse only: index, then every chunk on a thread per CPU; MB/s (index excluded)",
+            f"{parse_mbs:.0f} MB/s"),
+        row("  index build (median s)", f"{med(res['parse'], 'index_s'):.2f} s"),
+        row("ours end to end: MinibatchSource (index + parse + randomize + gather + sum), MB/s",
+            f"{ours_mbs:.0f} MB/s ({rate(res['ours']):,.0f} samples/s)"),
+        row("end to end / parse only (MB/s ratio, per round)", f"{ratio:.2f}",
+            TARGETS["ratio"], ratio, f">= {TARGETS['ratio']:g}"),
+        row("  diagnostic: ours with frame_mode=True, samples/s", f"{rate(res['ours_frames']):,.0f}"),
+        row("pandas: read_csv whole file + 256-row slices, samples/s", f"{rate(res['pandas']):,.0f}"),
+        row("dense end to end vs pandas", f"{pandas:.2f}x", TARGETS["pandas"], pandas,
+            f">= {TARGETS['pandas']:g}x"),
     ]
+
+
+def memory_delivery_rows(res: dict[str, list[dict]]) -> list[list]:
+    """In-memory delivery (second sweep of keep_data_in_memory=True) vs torch."""
+    ours = rate(res["memory"])
+    rows = [
+        row("ours in memory: keep_data_in_memory=True, 2nd sweep, delivery only, samples/s",
+            f"{ours:,.0f}", TARGETS["memory"], ours, f">= {TARGETS['memory']:,}"),
+        row("  diagnostic: 3rd sweep, the consumer summing every value, samples/s",
+            f"{med(res['memory'], lambda r: r['summed_samples'] / r['summed_s']):,.0f}"),
+    ]
+    if "torch" in res:
+        torch = rate(res["torch"])
+        rows += [row("torch DataLoader over in-memory TensorDataset (shuffle), delivery only, "
+                     "samples/s", f"{torch:,.0f}"),
+                 row("  ratio ours in memory / torch DataLoader", f"{ours / torch:.1f}x")]
+    else:
+        rows.append(row("torch DataLoader (in-memory TensorDataset)", "n/a: torch not installed"))
+    return rows
+
+
+def sparse_rows(res: dict[str, list[dict]], sizes: dict[str, int]) -> list[list]:
+    """Sparse end to end and parse-only vs scikit-learn."""
+    mb = sizes["sparse"] / C.MB
+    e2e = rate(res["sparse_ours"]) / rate(res["sklearn"])
+    parse = med(res["sparse_parse"], lambda r: r["samples"] / (r["seconds"] + r["index_s"]))
+    return [
+        row("sparse: ours end to end, MB/s", f"{med(res['sparse_ours'], lambda r: mb / r['seconds']):.0f}"
+            f" MB/s ({rate(res['sparse_ours']):,.0f} samples/s)"),
+        row("sparse: scikit-learn load_svmlight_file + 256-row slices, samples/s",
+            f"{rate(res['sklearn']):,.0f}"),
+        row("sparse end to end vs scikit-learn", f"{e2e:.2f}x", TARGETS["sparse"], e2e,
+            f">= {TARGETS['sparse']:g}x"),
+        row("  diagnostic: parse only (index + parse) vs scikit-learn",
+            f"{parse / rate(res['sklearn']):.2f}x"),
+        row("  diagnostic: sparse end to end / parse only (MB/s ratio)",
+            f"{med(res['sparse_parse'], 'seconds') / med(res['sparse_ours'], 'seconds'):.2f}"),
+    ]
+
+
+def planning_rows(res: dict[str, list[dict]]) -> list[list]:
+    """Frame mode: planning and enumerating FRAMES one-frame sequences."""
+    p, ms = res["planning"], lambda key: f"{med(res['planning'], key) * 1000:.1f} ms"
+    first = med(p, "first_s")
+    return [
+        row(f"planning {FRAMES:,} one-frame sequences ({FRAMES // FRAMES_PER_CHUNK} chunks): "
+            "block-randomized sweep plan", ms("plan_s")),
+        row("  enumerating the whole sweep (256 per minibatch, no data)", ms("enumerate_s")),
+        row("  MinibatchSource(frame_mode=True) + first minibatch (plan, schedule, one chunk)",
+            ms("first_s"), TARGETS["planning"], first, f"< {TARGETS['planning'] * 1000:g} ms"),
+        row("  the whole sweep, samples/s", f"{rate(p):,.0f}"),
+    ]
+
+
+def check_rows(res: dict[str, list[dict]]) -> list[list]:
+    """Samples and checksums agree between contenders; peak RSS."""
+    def spread(names: list[str]) -> float:
+        sums = [res[n][0]["checksum"] for n in names]
+        return max(abs(s - sums[0]) for s in sums) / max(abs(sums[0]), 1e-300)
+    dense = ["parse", "ours", "ours_frames", "pandas", "memory"]
+    return [
+        row("samples per sweep (parse / ours / pandas / memory / sparse ours / sklearn)", " / ".join(
+            str(res[n][0]["samples"]) for n in dense[:2] + dense[3:] + ["sparse_ours", "sklearn"])),
+        row("sum of all values: max relative difference (dense / sparse contenders)",
+            f"{spread(dense):.1e} / {spread(['sparse_parse', 'sparse_ours', 'sklearn']):.1e}"),
+        row("peak RSS (VmHWM): ours / parse only / pandas / sparse ours / sklearn", " / ".join(
+            C.mib(max(r["peak_rss"] for r in res[n]))
+            for n in ("ours", "parse", "pandas", "sparse_ours", "sklearn"))),
+    ]
+
+
+# -- peak RSS with a bounded window -----------------------------------------------------------
+
+
+def memory_configs(path: str, size: int, chunk_size: int) -> tuple[dict[str, dict], dict]:
+    """The bounded-window configurations (window = 1/10 of the data) and the probe."""
+    small_cs = size // 100
+    probe = C.run_child(__file__, {"contender": "probe", "path": path,
+                                   "chunk_sizes": [chunk_size, small_cs]})
+    window, chunks = probe["samples"] // WINDOW_FRACTION, probe[str(small_cs)]
+    in_chunks = max(1, chunks // WINDOW_FRACTION)
+    base = {"contender": "ours", "kind": "mnist", "path": path, "track": True}
+    configs = {
+        f"default window (128 chunks), {chunk_size >> 20} MiB chunks": {
+            **base, "chunk_size": chunk_size, "options": {},
+            "window_samples": probe["samples"] * min(1.0, 128 / probe[str(chunk_size)])},
+        f"window_in_samples={window}, {chunk_size >> 20} MiB chunks": {
+            **base, "chunk_size": chunk_size, "window_samples": window,
+            "options": {"randomization_window_in_samples": window}},
+        f"window_in_samples={window}, ~100 chunks": {
+            **base, "chunk_size": small_cs, "window_samples": window,
+            "options": {"randomization_window_in_samples": window}},
+        f"window_in_chunks={in_chunks} of {chunks} chunks": {
+            **base, "chunk_size": small_cs, "window_samples": probe["samples"] * in_chunks // chunks,
+            "options": {"randomization_window_in_chunks": in_chunks}},
+    }
+    return configs, probe
 
 
 def memory_rows(configs: dict[str, dict], runs: dict[str, dict], baseline: int,
@@ -256,13 +233,8 @@ def memory_rows(configs: dict[str, dict], runs: dict[str, dict], baseline: int,
     return rows
 
 
-def report(args: argparse.Namespace, size: int, results: dict, configs: dict, runs: dict,
-           probe: dict, baseline: dict) -> None:
-    """Prints the throughput and memory tables."""
-    print(f"\nEngine benchmark: {size / C.MB:.0f} MB MNIST-like CTF, {probe['samples']} samples, "
-          f"minibatch {MB_SIZE}, {args.rounds} alternating rounds (medians), {os.cpu_count()} CPUs, "
-          f"{C.code_version()}")
-    C.print_table(["metric", "value", "target", "status"], throughput_rows(results))
+def report_memory(configs: dict, runs: dict, probe: dict, baseline: dict) -> None:
+    """Prints the bounded-window table."""
     base = baseline["peak_rss"]
     print(f"\nPeak RSS with a randomization window of 1/{WINDOW_FRACTION} of the data (one fresh "
           f"subprocess each).\nbound = {RSS_FACTOR:g} x window samples x {DIM} x 4 B + index "
@@ -283,22 +255,26 @@ def main(argv: list[str] | None = None) -> None:
     if args.child:
         C.child_main(json.loads(args.child), CONTENDERS)
         return
-    ctf, plain = C.ensure_data(args.data_dir, "mnist", args.size_mb, args.seed)
-    C.warm_page_cache(ctf, plain)
+    specs = make_specs(args)
     load = C.LoadMonitor()
     first_baseline = C.run_child(__file__, {"contender": "empty"})
-    specs = {"ours": {"contender": "ours", "path": str(ctf), "chunk_size": 32 << 20, "options": {}},
-             "ours_frames": {"contender": "ours", "path": str(ctf), "chunk_size": 32 << 20,
-                             "options": {"frame_mode": True}},
-             "pandas": {"contender": "pandas", "path": str(plain)},
-             "torch": {"contender": "torch", "path": str(ctf)}}
-    results = measure(specs, args.rounds)
-    configs, probe = memory_configs(str(ctf), os.path.getsize(ctf))
-    print("# bounded-window runs", file=sys.stderr, flush=True)
-    runs = {name: C.run_child(__file__, spec) for name, spec in configs.items()}
-    baseline = min((first_baseline, C.run_child(__file__, {"contender": "empty"})),
-                   key=lambda r: r["peak_rss"])
-    report(args, os.path.getsize(ctf), results, configs, runs, probe, baseline)
+    res = measure(specs, args.rounds)
+    sizes = {k: os.path.getsize(specs[n]["path"]) for k, n in (("mnist", "ours"), ("sparse", "sparse_ours"))}
+    print(f"\nEngine benchmark: {sizes['mnist'] / C.MB:.0f} MB MNIST-like CTF "
+          f"({res['ours'][0]['samples']} samples, {res['ours'][0]['chunks']} chunks) and "
+          f"{sizes['sparse'] / C.MB:.0f} MB sparse CTF, chunk_size_in_bytes={args.chunk_size}, "
+          f"minibatch {MB_SIZE}, {args.rounds} alternating rounds (medians), {os.cpu_count()} CPUs, "
+          f"{C.code_version()}")
+    C.print_table(["metric", "value", "target", "status"],
+                  end_to_end_rows(res, sizes) + memory_delivery_rows(res) + sparse_rows(res, sizes)
+                  + planning_rows(res) + check_rows(res))
+    if not args.no_memory_table:
+        configs, probe = memory_configs(specs["ours"]["path"], sizes["mnist"], args.chunk_size)
+        print("# bounded-window runs", file=sys.stderr, flush=True)
+        runs = {name: C.run_child(__file__, spec) for name, spec in configs.items()}
+        baseline = min((first_baseline, C.run_child(__file__, {"contender": "empty"})),
+                       key=lambda r: r["peak_rss"])
+        report_memory(configs, runs, probe, baseline)
     print(f"\n{load.describe()}")
 
 

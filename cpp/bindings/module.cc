@@ -16,7 +16,7 @@
 #include "../ctf/survey.h"
 #include "../engine/block_randomizer.h"
 #include "../engine/gather.h"
-#include "owned.h"
+#include "util.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;

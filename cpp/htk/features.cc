@@ -293,9 +293,15 @@ bool context_gather(const ContextSource* sources, size_t source_count, size_t ro
     const ContextSource& c = sources[source[p]];
     const int64_t* end = c.bounds + c.bound_count;
     const int64_t* u = std::upper_bound(c.bounds, end, start[p]) - 1;
+    const size_t width = row_bytes * size_t(1 + left + right);
     for (int64_t r = start[p]; r < start[p] + length[p]; ++r) {
       while (u + 1 < end && r >= u[1]) ++u;
       const int64_t lo = u[0], hi = u[1] - 1;
+      if (r - left >= lo && r + right <= hi) {  // inside the sequence: the window is contiguous
+        std::memcpy(out, c.rows + size_t(r - left) * row_bytes, width);
+        out += width;
+        continue;
+      }
       for (int64_t j = -int64_t(left); j <= int64_t(right); ++j) {
         const int64_t at = std::clamp(r + j, lo, hi);
         std::memcpy(out, c.rows + size_t(at) * row_bytes, row_bytes);

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -53,7 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--context", default="0:0", metavar="L:R",
                        help="frames of context added left and right (default: 0:0)")
     group.add_argument("--base-dir", default=None, metavar="DIR",
-                       help="relative archive paths resolve against DIR (default: the SCP's folder)")
+                       help="relative archive paths resolve against DIR (default: the SCP's "
+                            "folder)")
     group.add_argument("--max-errors", type=int, default=0, metavar="N",
                        help="skip up to N bad lines, files or utterances (default: 0)")
 

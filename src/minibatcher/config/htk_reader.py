@@ -75,8 +75,8 @@ def _context(node: ConfigNode) -> tuple[int, int] | None:
     elif len(values) == 2 and min(values) >= 0:
         left, right = values
     else:
-        raise ConfigError(f"{node.location}: contextWindow should be N (odd) or left:right, but got "
-                          f"{values}")
+        raise ConfigError(f"{node.location}: contextWindow should be N (odd) or left:right, "
+                          f"but got {values}")
     return None if (left, right) == (0, 0) else (left, right)
 
 
@@ -85,14 +85,17 @@ def _check_type(node: ConfigNode, keys: tuple[str, ...], expected: str) -> None:
         if node.has(key):
             value = node.get_str(key, inherit=False)
             if value.lower() != expected:
-                raise ConfigError(f"{node.location}: {key} should be {expected!r}, but got {value!r}")
+                raise ConfigError(f"{node.location}: {key} should be {expected!r}, but got "
+                                  f"{value!r}")
             return
 
 
-def _features(name: str, node: ConfigNode, paths: ConfigPaths, common: dict[str, Any]) -> Deserializer:
+def _features(name: str, node: ConfigNode, paths: ConfigPaths,
+              common: dict[str, Any]) -> Deserializer:
     _check_type(node, ("type",), "real")
     if node.get_bool("expandToUtterance", False, inherit=False):
-        raise ConfigError(f"{node.location}: expandToUtterance (i-vector broadcast) is not supported")
+        raise ConfigError(f"{node.location}: expandToUtterance (i-vector broadcast) is not "
+                          "supported")
     sd = StreamDef(scp=str(paths.file(node, "scpFile", inherit=False)), shape=node.get_int("dim"),
                    context=_context(node), defines_mb_size=node.get_bool("definesMBSize", False))
     prefix = node.get_str("prefixPathInSCP", "", inherit=True) or None
@@ -113,7 +116,8 @@ def _mlf_files(node: ConfigNode, paths: ConfigPaths) -> list[str]:
     return [str(paths.resolve(item, f"{node.path}.mlfFileList")) for item in items]
 
 
-def _labels(name: str, node: ConfigNode, paths: ConfigPaths, common: dict[str, Any]) -> Deserializer:
+def _labels(name: str, node: ConfigNode, paths: ConfigPaths,
+            common: dict[str, Any]) -> Deserializer:
     _check_type(node, ("labelType", "type"), "category")
     dim_key = "labelDim" if node.has("labelDim") else "dim"
     if not node.has(dim_key):
@@ -157,8 +161,8 @@ def _randomization(reader: ConfigNode) -> dict[str, Any]:
     window = 0 if text == "none" else _AUTO_WINDOW if text == "auto" else _int(
         text, f"{reader.location}: randomize")
     if method not in ("blockrandomize", "rollingwindow", "none"):
-        raise ConfigError(f"{reader.location}: readMethod should be blockRandomize, rollingWindow or "
-                          f"none, but got {method!r}")
+        raise ConfigError(f"{reader.location}: readMethod should be blockRandomize, "
+                          f"rollingWindow or none, but got {method!r}")
     if method == "blockrandomize" and window == 0:
         raise ConfigError(f"{reader.location}: 'randomize' cannot be 'none' when 'readMethod' is "
                           "'blockRandomize' (use readMethod=none to read in order)")
@@ -204,7 +208,7 @@ def legacy_htk(reader: ConfigNode, paths: ConfigPaths,
 
 def composite_htk(entry: ConfigNode, paths: ConfigPaths, precision: str, trace: int,
                   max_errors: int | None = None) -> list[Deserializer]:
-    """The deserializers of one composite ``HTKFeatureDeserializer`` / ``HTKMLFDeserializer`` entry."""
+    """The deserializers of a composite ``HTKFeatureDeserializer``/``HTKMLFDeserializer`` entry."""
     block = entry.get_node("input")
     errors = entry.get_int("maxErrors", 0, inherit=False) if max_errors is None else max_errors
     common = {"max_errors": errors, "trace_level": trace,

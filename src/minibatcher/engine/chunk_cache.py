@@ -4,6 +4,9 @@ The source tells the cache which chunks the reader will need (from the sweep
 plan: chunks in use at the cursor plus the next few to start); everything
 else is dropped, so memory stays bounded by the randomization window.
 Parsing releases the GIL, so threads overlap parsing with consumption.
+Finished chunks are also registered natively (:attr:`ChunkCache.registry`),
+so that gathers name chunks by id; dropped chunks are freed on a release
+thread (unmapping a large chunk takes milliseconds).
 
 Example:
     >>> import numpy as np
@@ -26,6 +29,9 @@ from __future__ import annotations
 import concurrent.futures as cf
 from typing import Iterable
 
+import numpy as np
+
+from .. import _native
 from ..deserializer import ChunkData, Deserializer
 
 
@@ -33,17 +39,21 @@ def _release(future: cf.Future) -> None:
     """Nothing: the chunk is freed when this task's arguments are, on the release thread."""
 
 
+def _contiguous(a: np.ndarray | None, dtype: type | None = None) -> np.ndarray | None:
+    return None if a is None else np.ascontiguousarray(a, dtype=dtype)
+
+
 class ChunkCache:
-    """Chunk futures keyed by chunk id."""
+    """Chunk futures keyed by chunk id, and the native registry of finished ones."""
 
     def __init__(self, deserializer: Deserializer, threads: int) -> None:
         self.deserializer = deserializer
+        self.registry = _native.ChunkRegistry()
         self._pool = cf.ThreadPoolExecutor(max_workers=max(1, threads),
                                            thread_name_prefix="minibatcher-chunks")
         self._futures: dict[int, cf.Future[ChunkData]] = {}
-        self._ready: dict[int, ChunkData] = {}  # results of finished futures (no lock to take)
-        # Dropped chunks are freed on this thread: unmapping a large chunk takes
-        # milliseconds (the native buffers are freed without holding the GIL).
+        self._ready: dict[int, ChunkData] = {}  # finished and registered (no lock to take)
+        self._wanted: list[int] | None = None  # the last want(), if nothing was loaded since
         self._releaser = cf.ThreadPoolExecutor(max_workers=1,
                                                thread_name_prefix="minibatcher-release")
 
@@ -55,48 +65,66 @@ class ChunkCache:
                        "on a background thread)")
             raise
 
+    def _submit(self, chunk_id: int) -> None:
+        if chunk_id not in self._futures:
+            self._futures[chunk_id] = self._pool.submit(self._load, chunk_id)
+            self._wanted = None
+
     def want(self, chunk_ids: Iterable[int]) -> None:
         """Makes exactly ``chunk_ids`` resident or loading (in the given order);
-        drops the rest unless the deserializer keeps chunks itself."""
+        drops the rest (a deserializer that keeps chunks returns them again at once)."""
         wanted = list(dict.fromkeys(int(c) for c in chunk_ids))
-        if len(wanted) == len(self._futures) and all(c in self._futures for c in wanted):
+        if wanted == self._wanted:
             return  # already exactly these
         keep = set(wanted)
         for chunk_id in [c for c in self._futures if c not in keep]:
-            self._ready.pop(chunk_id, None)
-            future = self._futures.pop(chunk_id)
-            if not future.cancel():  # the last reference goes with the task, on that thread
-                self._releaser.submit(_release, future)
+            self._drop(chunk_id)
         for chunk_id in wanted:
-            if chunk_id not in self._futures:
-                self._futures[chunk_id] = self._pool.submit(self._load, chunk_id)
+            self._submit(chunk_id)
+        self._wanted = wanted
+
+    def _drop(self, chunk_id: int) -> None:
+        self.registry.remove(chunk_id)
+        self._ready.pop(chunk_id, None)
+        future = self._futures.pop(chunk_id)
+        if not future.cancel():  # the last reference goes with the task, on that thread
+            self._releaser.submit(_release, future)
 
     def get(self, chunk_id: int) -> ChunkData:
         """The chunk, waiting for its parse; errors are re-raised here."""
-        future = self._futures.get(chunk_id)
-        if future is None:
-            future = self._futures[chunk_id] = self._pool.submit(self._load, chunk_id)
-        return future.result()
+        return self.get_many([chunk_id])[0]
 
     def get_many(self, chunk_ids: list[int]) -> list[ChunkData]:
-        """The chunks, in order; every missing one is submitted before any is
-        waited for (so they parse in parallel).
+        """The chunks, in order, registered; every missing one is submitted
+        before any is waited for (so they parse in parallel).
 
         Example:
-            >>> from minibatcher.engine.chunk_cache import ChunkCache
-            >>> ChunkCache.get_many.__name__
-            'get_many'
+            >>> import numpy as np
+            >>> from minibatcher.deserializer import ChunkData, StreamChunk
+            >>> class Fake:
+            ...     name = "fake"
+            ...     def load_chunk(self, c):
+            ...         return ChunkData((StreamChunk.dense(np.full((1, 1), c), [0, 1]),))
+            >>> cache = ChunkCache(Fake(), threads=2)
+            >>> [int(c.streams[0].values[0, 0]) for c in cache.get_many([5, 2])], 2 in cache.registry
+            ([5, 2], True)
+            >>> cache.close()
         """
         ready = self._ready
         if all(c in ready for c in chunk_ids):
             return [ready[c] for c in chunk_ids]
         for chunk_id in chunk_ids:
-            if chunk_id not in self._futures:
-                self._futures[chunk_id] = self._pool.submit(self._load, chunk_id)
+            self._submit(chunk_id)
         for chunk_id in chunk_ids:
             if chunk_id not in ready:
-                ready[chunk_id] = self._futures[chunk_id].result()
+                self._register(chunk_id, self._futures[chunk_id].result())
         return [ready[c] for c in chunk_ids]
+
+    def _register(self, chunk_id: int, data: ChunkData) -> None:
+        self.registry.add(chunk_id, [
+            (_contiguous(s.sequence_offsets, np.int64), _contiguous(s.values),
+             _contiguous(s.indices), _contiguous(s.indptr, np.int64)) for s in data.streams])
+        self._ready[chunk_id] = data
 
     def loaded(self) -> list[int]:
         """Chunk ids resident or loading."""
@@ -104,9 +132,8 @@ class ChunkCache:
 
     def close(self) -> None:
         """Stops the threads and drops every chunk."""
-        for future in self._futures.values():
-            future.cancel()
-        self._futures.clear()
-        self._ready.clear()
+        for chunk_id in list(self._futures):
+            self._drop(chunk_id)
+        self._wanted = None
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._releaser.shutdown(wait=True)

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import _native
 from ..deserializer import SequenceTable
 from ..errors import ConfigError
-from .. import _native
 from .order import Order, SweepPlan
 
 UNLIMITED = 2**64 - 1          # CNTK's SIZE_MAX
@@ -162,10 +162,6 @@ class Enumerator(abc.ABC):
             self._cursor = (self.position, sweep, stop)
 
     @abc.abstractmethod
-    def local_mask(self, plan: SweepPlan, sweep: int, start: int, stop: int) -> np.ndarray:
-        """Which positions ``[start, stop)`` of ``sweep`` belong to this worker."""
-
-    @abc.abstractmethod
     def next_sequences(self, global_count: int, local_count: int) -> Selection:
         """CNTK's ``GetNextSequences(globalCount, localCount)``."""
 
@@ -180,7 +176,10 @@ class Enumerator(abc.ABC):
     @abc.abstractmethod
     def owner(self, sweep: int) -> tuple[np.ndarray | None, int]:
         """Which positions of ``sweep`` are this worker's, as the native
-        kernels take it: ``(source_chunk, 0)`` (by chunk) or ``(None, counter_base)``."""
+        kernels take it: ``(source_chunk, 0)``, position ``p`` is this worker's
+        when ``source_chunk[p] % num_workers == worker_rank`` (block rules), or
+        ``(None, counter_base)`` when ``(counter_base + p) % num_workers == worker_rank``
+        (file order's round robin)."""
 
     def _walk(self, sweep: int, start: int, global_budget: int, local_budget: int, to_end: int,
               at_least_one: bool, stop_when_full: bool) -> tuple[np.ndarray, int, int, int, bool, bool]:
@@ -211,10 +210,6 @@ class BlockEnumerator(Enumerator):
         >>> [e.next_sequences(1, 1).sequences[0] for _ in range(10)]
         [8, 9, 1, 0, 6, 7, 2, 3, 4, 5]
     """
-
-    def local_mask(self, plan: SweepPlan, sweep: int, start: int, stop: int) -> np.ndarray:
-        c = self.config
-        return plan.source_chunk[start:stop] % c.num_workers == c.worker_rank
 
     def set_position(self, position: int) -> None:
         super().set_position(position)
@@ -277,11 +272,6 @@ class FileEnumerator(Enumerator):
     def __init__(self, table: SequenceTable, order: Order, seed: int) -> None:
         super().__init__(table, order, seed)
         self.counter_sweep = 0
-
-    def local_mask(self, plan: SweepPlan, sweep: int, start: int, stop: int) -> np.ndarray:
-        c = self.config
-        counter = (sweep - self.counter_sweep) * plan.num_sequences + np.arange(start, stop)
-        return counter % c.num_workers == c.worker_rank
 
     def set_position(self, position: int) -> None:
         super().set_position(position)

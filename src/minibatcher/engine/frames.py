@@ -13,7 +13,8 @@ Example:
     >>> class Two(Deserializer):
     ...     name, streams = "two", []
     ...     def table(self):
-    ...         return SequenceTable(np.array([7, 9], np.uint64), np.array([2, 1]), np.array([0, 2]))
+    ...         keys = np.array([7, 9], np.uint64)
+    ...         return SequenceTable(keys, np.array([2, 1]), np.array([0, 2]))
     ...     def load_chunk(self, c):
     ...         return ChunkData((StreamChunk.dense(np.arange(3.).reshape(3, 1), [0, 2, 3]),))
     ...     def fingerprint(self):
@@ -42,12 +43,13 @@ class FrameView(Deserializer):
         table = inner.table()
         lengths = np.asarray(table.lengths)
         if len(lengths) and lengths.min() < 0:
-            raise FormatError(f"{inner.name}: negative sequence lengths cannot be split into frames")
+            raise FormatError(f"{inner.name}: negative sequence lengths cannot be split into "
+                              "frames")
         self._first_frame = np.zeros(table.num_sequences + 1, dtype=np.int64)
         np.cumsum(lengths, out=self._first_frame[1:])
         starts = self._first_frame[table.chunk_starts]
-        self._table = SequenceTable(np.repeat(table.keys, lengths),
-                                    np.ones(int(self._first_frame[-1]), dtype=lengths.dtype), starts)
+        ones = np.ones(int(self._first_frame[-1]), dtype=lengths.dtype)
+        self._table = SequenceTable(np.repeat(table.keys, lengths), ones, starts)
         self._chunk_frames = table.chunk_samples()
 
     @property

@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -30,7 +30,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _cached(name: str, count: int, make) -> np.ndarray:  # noqa: ANN001
+def _cached(name: str, count: int, make: Callable[[int], np.ndarray]) -> np.ndarray:
     """A read-only view of ``count`` entries of a shared, growing index array."""
     base = _INDEX_CACHE.get(name)
     if base is None or len(base) < count:

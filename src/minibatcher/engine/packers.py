@@ -59,19 +59,13 @@ class Reader:
     def __post_init__(self) -> None:
         self._chunk_starts = np.ascontiguousarray(self.table.chunk_starts, dtype=np.int64)
 
-    def locate(self, sequences: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """Chunk ids and indices within them of original sequence indices."""
-        seqs = np.asarray(sequences, dtype=np.int64)
-        chunks = np.asarray(self.table.chunk_of(seqs), dtype=np.int64)
-        return chunks, seqs - self.table.chunk_starts[chunks]
-
     def picks(self, sequences: Sequence[int] | np.ndarray) -> "Picks":
         """The loaded chunks of these sequences (each chunk once) and where each sequence is.
 
         Every chunk is requested before the first is waited for, so they parse in parallel."""
         unique, source, within = _native.engine_locate(
             np.asarray(sequences, dtype=np.int64), self._chunk_starts)
-        return Picks(self.cache.get_many(unique.tolist()), source, within)
+        return Picks(self.cache.get_many(unique.tolist()), source, within, unique)
 
     def gather(self, k: int, picks: "Picks", starts: np.ndarray, lengths: np.ndarray) -> Any:
         """Values of stream ``k`` for sample ranges of the picked sequences' chunks."""
@@ -81,7 +75,11 @@ class Reader:
 
     def sequences(self, k: int, picks: "Picks") -> tuple[Any, np.ndarray]:
         """``(values, lengths)`` of stream ``k`` for the picked whole sequences (one native call)."""
-        return gather_sequences(picks.stream(k), picks.source, picks.within, self.streams[k])
+        if picks.chunks[0].streams[k].context is not None:  # HTK context windows: added here
+            starts, lengths = picks.ranges(k)
+            return self.gather(k, picks, starts, lengths), lengths
+        return gather_sequences(self.cache.registry, k, picks.chunks[0].streams[k], picks.ids,
+                                picks.source, picks.within, self.streams[k])
 
 
 @dataclass
@@ -92,6 +90,7 @@ class Picks:
     chunks: list[ChunkData]
     source: np.ndarray
     within: np.ndarray
+    ids: np.ndarray  # the chunks' ids (int64)
 
     def stream(self, k: int) -> list[StreamChunk]:
         """Stream ``k`` of every distinct chunk."""

@@ -10,9 +10,11 @@ Example:
     >>> from minibatcher.engine.order import SweepPlan
     >>> t = SequenceTable(np.zeros(4, np.uint64), np.ones(4, np.int64), np.array([0, 2, 4]))
     >>> plan = SweepPlan.of(np.array([0, 2, 1, 3]), t.lengths, np.zeros(4, np.int32))
-    >>> s = ChunkSchedule(t, plan, np.ones(4, bool))
+    >>> s = ChunkSchedule(t, plan, (None, 0, 1, 0))  # one worker: every position
     >>> s.chunks.tolist(), s.first.tolist(), s.last.tolist()
     ([0, 1], [0, 1], [2, 3])
+    >>> ChunkSchedule(t, plan, (None, 1, 2, 0)).chunks.tolist()  # of 2 workers, odd positions
+    [1]
     >>> s.wanted(2, ahead=0)
     [0, 1]
 """
@@ -29,12 +31,13 @@ from .order import SweepPlan
 class ChunkSchedule:
     """Chunks used by one worker in one sweep, sorted by first use."""
 
-    def __init__(self, table: SequenceTable, plan: SweepPlan, local: np.ndarray) -> None:
-        positions = np.flatnonzero(local)
+    def __init__(self, table: SequenceTable, plan: SweepPlan,
+                 owner: tuple[np.ndarray | None, int, int, int]) -> None:
+        """This worker's positions: an enumerator's ``owner(sweep)`` plus
+        ``(num_workers, worker_rank)`` (one native pass over the plan)."""
         starts = np.ascontiguousarray(table.chunk_starts, dtype=np.int64)
-        self.chunks, first, last = _native.engine_chunk_uses(
-            np.ascontiguousarray(plan.sequences[positions]), None, 0, 1, 0, starts)
-        self.first, self.last = positions[first], positions[last]
+        self.chunks, self.first, self.last = _native.engine_chunk_uses(
+            plan.sequences, *owner, starts)
         # wanted() is constant between these positions (where a chunk starts or stops being used)
         self._breaks = np.unique(np.concatenate([self.first + 1, self.last + 1]))
         self._memo: tuple[int, int | None, int | None, list[int]] = (-1, None, None, [])

@@ -455,9 +455,9 @@ class MinibatchSource:
     def _schedule(self, sweep: int) -> ChunkSchedule:
         schedule = self._schedules.get(sweep)
         if schedule is None:
-            plan = self._enumerator.plan(sweep)
-            local = self._enumerator.local_mask(plan, sweep, 0, plan.num_sequences)
-            schedule = ChunkSchedule(self._table, plan, local)
+            plan, e = self._enumerator.plan(sweep), self._enumerator
+            schedule = ChunkSchedule(self._table, plan, (*e.owner(sweep), e.config.num_workers,
+                                                         e.config.worker_rank))
             self._schedules = {s: v for s, v in self._schedules.items() if s >= sweep - 1}
             self._schedules[sweep] = schedule
         return schedule

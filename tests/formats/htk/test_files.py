@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from minibatcher import HTKFeatureDeserializer, MinibatchSource, StreamDef
-from minibatcher.errors import ConfigError, ErrorBudgetExceeded, FormatError
+from minibatcher.errors import ConfigError, ErrorBudgetExceeded
 from minibatcher.formats.htk import read_htk, write_htk
 from minibatcher.formats.htk.htkfile import kind_code
 

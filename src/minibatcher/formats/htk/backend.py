@@ -78,10 +78,10 @@ def backend(impl: str) -> SimpleNamespace:
     """The kernels of ``impl`` (``"native"`` or ``"python"``).
 
     Example:
-        >>> backend("cobol")
+        >>> backend("cobol")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        minibatcher.errors.ConfigError: impl should be one of 'native', 'python', but got impl='cobol'
+        minibatcher.errors.ConfigError: impl should be one of 'native', 'python', but got ...
     """
     if impl == "native":
         return _native()

@@ -52,8 +52,9 @@ def check_join(primary: Deserializer, links: np.ndarray, lengths: np.ndarray, di
     if primary_name is not None:
         for i in linked.tolist():
             if primary_name(i) != name(int(links[i])):
-                raise FormatError(f"{primary.describe_sequence(i)} and {where(int(links[i]))} have "
-                                  "different names but the same 64-bit key hash; please report this")
+                raise FormatError(f"{primary.describe_sequence(i)} and {where(int(links[i]))} "
+                                  "have different names but the same 64-bit key hash; please "
+                                  "report this")
     mismatch = linked[np.asarray(lengths)[links[linked]] != primary_lengths[linked]]
     for i in mismatch.tolist():
         j = int(links[i])

@@ -119,9 +119,9 @@ class HTKFeatureDeserializer(Deserializer):
         for i in np.flatnonzero(ok).tolist():
             f = int(rows.path_index[i])
             samples, available = a.header(f, "samples"), a.header(f, "available")
-            lo, hi = (0, samples - 1) if rows.starts[i] < 0 else (int(rows.starts[i]), int(rows.ends[i]))
+            whole = rows.starts[i] < 0
+            lo, hi = (0, samples - 1) if whole else (int(rows.starts[i]), int(rows.ends[i]))
             if hi >= samples:
-                whole = rows.starts[i] < 0
                 self._diag.charge(("range", rows.where(i)), (
                     f"{rows.where(i)}: the archive {str(a.paths[f])!r} has no frames" if whole else
                     f"{rows.where(i)}: frames [{lo},{hi}] end past the end of archive "

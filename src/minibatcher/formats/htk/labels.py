@@ -90,11 +90,13 @@ class _Entries:
         cat = lambda k: np.concatenate([p[k] for p in parts])  # noqa: E731
         self.file_of = np.concatenate([np.full(len(p["keys"]), k, np.int32)
                                        for k, p in enumerate(parts)])
+        self._first_entry = np.cumsum([0] + [len(p["keys"]) for p in parts])
+        run_bases = np.cumsum([0] + [len(p["run_class"]) for p in parts])
         self.lines, self.offsets, self.keys = cat("lines"), cat("offsets"), cat("keys")
         self.names = [n for p in parts for n in _split(p["key_text"], p["key_ends"])]
         self.frames = cat("frames")
-        run_first = np.concatenate([np.concatenate([[0], p["run_ends"][:-1]]) + base for p, base in
-                                    zip(parts, np.cumsum([0] + [len(p["run_class"]) for p in parts]))])
+        run_first = np.concatenate([np.concatenate([[0], p["run_ends"][:-1]]) + base
+                                    for p, base in zip(parts, run_bases)])
         self._runs = (cat("run_class"), cat("run_length"))
         ok = cat("issues") == 0
         for i in np.flatnonzero(~ok).tolist():
@@ -102,18 +104,17 @@ class _Entries:
         ok &= self._first_occurrences(ok, diag)
         keep = np.flatnonzero(ok)
         self.keep = keep
-        counts = np.diff(np.concatenate([run_first, [len(self._runs[0])]]))[keep]
-        idx = np.concatenate([np.arange(a, a + n) for a, n in zip(run_first[keep].tolist(),
-                                                                 counts.tolist())] or [[]])
-        idx = idx.astype(np.int64)
-        self.run_class, self.run_length = self._runs[0][idx], self._runs[1][idx]
-        self.run_ends = np.cumsum(counts)
+        all_counts = np.diff(np.concatenate([run_first, [len(self._runs[0])]]))
+        kept_runs = np.repeat(ok, all_counts)  # the runs of the kept entries, in order
+        self.run_class, self.run_length = self._runs[0][kept_runs], self._runs[1][kept_runs]
+        self.run_ends = np.cumsum(all_counts[keep])
 
     def where(self, i: int, line: int | None = None) -> str:
         return f"{self.files[int(self.file_of[i])]}:{int(self.lines[i]) if line is None else line}"
 
     def _charge(self, i: int, parts: list[dict], diag: Diagnostics) -> None:
-        k, local = int(self.file_of[i]), i - int(sum(len(p["keys"]) for p in parts[:int(self.file_of[i])]))
+        k = int(self.file_of[i])
+        local = i - int(self._first_entry[k])
         p = parts[k]
         issue, line = int(p["issues"][local]), int(p["issue_lines"][local])
         text = excerpt(self.data[k], int(p["issue_offsets"][local]))
@@ -217,7 +218,8 @@ class HTKMLFDeserializer(Deserializer):
         return self._e.names[int(self._e.keep[sequence])]
 
     def describe_sequence(self, sequence: int) -> str:
-        return f"label entry {self.key_name(sequence)!r} ({self._e.where(int(self._e.keep[sequence]))})"
+        where = self._e.where(int(self._e.keep[sequence]))
+        return f"label entry {self.key_name(sequence)!r} ({where})"
 
     def fingerprint(self) -> dict[str, Any]:
         digest = hashlib.blake2b(digest_size=8)
@@ -253,5 +255,5 @@ class HTKMLFDeserializer(Deserializer):
             values[starts[lengths > 0]] = 2
         offsets = np.zeros(hi - lo + 1, dtype=np.int64)
         np.cumsum(self._lengths[lo:hi], out=offsets[1:])
-        return ChunkData((StreamChunk.sparse(values, classes.astype(np.int32),
-                                             np.arange(len(classes) + 1, dtype=np.int64), offsets),))
+        indptr = np.arange(len(classes) + 1, dtype=np.int64)
+        return ChunkData((StreamChunk.sparse(values, classes.astype(np.int32), indptr, offsets),))

@@ -68,8 +68,8 @@ class LegacyHTKSource(MinibatchSource):
         self.full_minibatches = bool(full_minibatches) and self.options.frame_mode
         if self.utterances_per_minibatch:
             if self.options.frame_mode or self.options.truncation_length:
-                raise ConfigError("utterance mode (nbruttsineachrecurrentiter) needs frameMode=false "
-                                  "and no truncation")
+                raise ConfigError("utterance mode (nbruttsineachrecurrentiter) needs "
+                                  "frameMode=false and no truncation")
             self._packer = UtterancePacker(self._packer.reader, self.utterances_per_minibatch)
 
     def fingerprint(self) -> Fingerprint:
@@ -81,7 +81,8 @@ class LegacyHTKSource(MinibatchSource):
     def next_minibatch(self, minibatch_size_in_samples: int, *args: Any, **kwargs: Any) -> Any:
         while True:
             minibatch = super().next_minibatch(minibatch_size_in_samples, *args, **kwargs)
-            if not (self.full_minibatches and minibatch and minibatch_size_in_samples < self.sweep_size):
+            full = self.full_minibatches and minibatch_size_in_samples < self.sweep_size
+            if not (full and minibatch):
                 return minibatch
             first = next(iter(minibatch.values()))
             if first.num_samples >= minibatch_size_in_samples:

@@ -238,7 +238,8 @@ class _MlfParser:
         if fs != self.previous_end:
             if len(self.r["run_class"]) == self.first_run:
                 return self.fail(8, number, offset, 0, fs)
-            return self.fail(6 if fs > self.previous_end else 7, number, offset, self.previous_end, fs)
+            issue = 6 if fs > self.previous_end else 7
+            return self.fail(issue, number, offset, self.previous_end, fs)
         if self.states is not None:
             cid = self.states.get(t[2], -1)
             if cid < 0:
@@ -260,7 +261,8 @@ def parse_mlf(data: bytes, states: Sequence[str] | None, label_dim: int) -> dict
     """Parses MLF bytes (the native ``htk_parse_mlf``).
 
     Example:
-        >>> r = parse_mlf(b'#!MLF!#\\n"a.lab"\\n0 200000 s1\\n200000 300000 s2\\n.\\n', ["s1", "s2"], 2)
+        >>> text = b'#!MLF!#\\n"a.lab"\\n0 200000 s1\\n200000 300000 s2\\n.\\n'
+        >>> r = parse_mlf(text, ["s1", "s2"], 2)
         >>> r["frames"].tolist(), r["run_class"].tolist(), r["run_length"].tolist()
         ([3], [0, 1], [2, 1])
     """
@@ -277,7 +279,8 @@ def parse_mlf(data: bytes, states: Sequence[str] | None, label_dim: int) -> dict
         total = number
     parser.end()
     types = {"issues": np.int32, "keys": np.uint64, "run_class": np.int32, "run_length": np.int32}
-    out: dict[str, Any] = {k: np.array(v, dtype=types.get(k, np.int64)) for k, v in parser.r.items()}
+    out: dict[str, Any] = {k: np.array(v, dtype=types.get(k, np.int64))
+                           for k, v in parser.r.items()}
     out.update(header_ok=parser.header_ok, key_text=bytes(parser.key_text), total_lines=total)
     return out
 

@@ -7,7 +7,8 @@ relative physical paths against ``base_dir``.
 
 Example:
     >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "a.scp").write_text("u1.mfc=x.htk[0,4]\\nu2.mfc=x.htk[5,7]\\n")
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.scp").write_text("u1.mfc=x.htk[0,4]\\nu2.mfc=x.htk[5,7]\\n")
     >>> rows = load_scp([d / "a.scp"], Diagnostics("a.scp", 0, 0), base_dir=d)
     >>> rows.names(), rows.starts.tolist(), rows.ends.tolist(), [p.name for p in rows.paths]
     (['u1', 'u2'], [0, 5], [4, 7], ['x.htk'])

@@ -1,4 +1,5 @@
-// NumPy arrays that own a moved-in std::vector (shared by the binding files).
+// Helpers shared by the binding files: NumPy arrays that own a moved-in
+// std::vector, argument checks.
 //
 // Large buffers (mmap-backed, see common/buffer.h) are freed without holding
 // the GIL: unmapping a parsed chunk takes milliseconds, and the engine drops
@@ -8,6 +9,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -41,6 +43,16 @@ nanobind::object owned_numpy(std::vector<T, A>&& values) {
   size_t shape[1] = {heap->size()};
   return nanobind::ndarray<nanobind::numpy, T, nanobind::ndim<1>>(heap->data(), 1, shape, owner)
       .cast();
+}
+
+template <typename T>
+using Vec1 = nanobind::ndarray<const T, nanobind::ndim<1>, nanobind::c_contig,
+                               nanobind::device::cpu>;
+using AnyArray = nanobind::ndarray<nanobind::ro, nanobind::c_contig, nanobind::device::cpu>;
+
+// Raises ValueError(message) unless ok.
+inline void check(bool ok, const std::string& message) {
+  if (!ok) throw nanobind::value_error(message.c_str());
 }
 
 }  // namespace mb::bindings

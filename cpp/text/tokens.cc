@@ -9,12 +9,19 @@ namespace {
 
 constexpr uint8_t kSpace = ' ';
 
-uint64_t fnv1a(const uint8_t* p, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 1099511628211ull;
-  }
+// The first min(8, n) bytes of p as a little-endian integer.
+uint64_t prefix_of(const uint8_t* p, size_t n) {
+  uint64_t v = 0;
+  const size_t k = n < 8 ? n : 8;
+  for (size_t i = 0; i < k; ++i) v |= uint64_t(p[i]) << (8 * i);
+  return v;
+}
+
+uint64_t hash_of(const uint8_t* p, size_t n, uint64_t prefix) {
+  uint64_t h = (prefix ^ (uint64_t(n) * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+  for (size_t i = 8; i < n; ++i) h = (h ^ p[i]) * 0x100000001B3ull;
+  h ^= h >> 31;
+  h *= 0x94D049BB133111EBull;
   return h ^ (h >> 29);
 }
 
@@ -73,33 +80,30 @@ Vocab::Vocab(const std::vector<std::string>& words) {
   }
   size_t capacity = 16;
   while (capacity < 2 * words.size() + 1) capacity <<= 1;
-  slots_.assign(capacity, Slot{0, -1});
+  slots_.assign(capacity, Slot{0, 0, -1});
   mask_ = capacity - 1;
   const auto* base = reinterpret_cast<const uint8_t*>(storage_.data());
   for (size_t id = 0; id < words.size(); ++id) {
     const uint8_t* p = base + offsets_[id];
     const size_t n = size_t(offsets_[id + 1] - offsets_[id]);
     if (find(p, n, -1) >= 0) continue;  // a duplicate keeps its first id
-    const uint64_t h = fnv1a(p, n);
-    uint64_t i = h & mask_;
+    const uint64_t prefix = prefix_of(p, n);
+    uint64_t i = hash_of(p, n, prefix) & mask_;
     while (slots_[i].id >= 0) i = (i + 1) & mask_;
-    slots_[i] = Slot{uint32_t(h >> 32), int32_t(id)};
+    slots_[i] = Slot{prefix, uint32_t(n), int32_t(id)};
   }
 }
 
 int32_t Vocab::find(const uint8_t* p, size_t n, int32_t missing) const {
-  const auto* base = reinterpret_cast<const uint8_t*>(storage_.data());
-  const uint64_t h = fnv1a(p, n);
-  const uint32_t tag = uint32_t(h >> 32);
-  for (uint64_t i = h & mask_;; i = (i + 1) & mask_) {
-    const Slot slot = slots_[i];
+  const uint64_t prefix = prefix_of(p, n);
+  for (uint64_t i = hash_of(p, n, prefix) & mask_;; i = (i + 1) & mask_) {
+    const Slot& slot = slots_[i];
     if (slot.id < 0) return missing;
-    if (slot.tag != tag) continue;
-    const int64_t begin = offsets_[size_t(slot.id)];
-    if (size_t(offsets_[size_t(slot.id) + 1] - begin) == n &&
-        (n == 0 || std::memcmp(base + begin, p, n) == 0)) {
-      return slot.id;
-    }
+    if (slot.prefix != prefix || slot.length != n) continue;
+    if (n <= 8) return slot.id;
+    const auto* base = reinterpret_cast<const uint8_t*>(storage_.data());
+    const uint8_t* word = base + offsets_[size_t(slot.id)];
+    if (std::memcmp(word + 8, p + 8, n - 8) == 0) return slot.id;
   }
 }
 

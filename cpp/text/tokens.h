@@ -37,9 +37,12 @@ class Vocab {
   int32_t find(const uint8_t* p, size_t n, int32_t missing) const;
 
  private:
+  // A word's first 8 bytes and length live in its slot: most lookups (words of
+  // up to 8 bytes, and misses) touch one cache line.
   struct Slot {
-    uint32_t tag;  // high bits of the hash: most misses end without touching the words
-    int32_t id;    // -1 = empty
+    uint64_t prefix;  // the first min(8, length) bytes, little-endian, zero-filled
+    uint32_t length;
+    int32_t id;       // -1 = empty
   };
   std::string storage_;            // all words, back to back
   std::vector<int64_t> offsets_;   // word i = storage_[offsets_[i], offsets_[i+1])

@@ -99,3 +99,14 @@ def ops() -> dict[str, Any]:
 @pytest.mark.parametrize("name", sorted(load("ops")))
 def test_ops(name: str) -> None:
     assert [plain(e) for e in ops()[name]] == load("ops")[name]
+
+
+def test_global_seed_only_matches_tensorflow_eager() -> None:
+    # Printed by TensorFlow 2.21 (eager): tf.random.set_seed(5); a = range(10).shuffle(10);
+    # b = range(10).shuffle(4): the op seeds come from TF's eager op-seed stream
+    # (random.Random(5).randint(0, 2**31 - 1), in creation order), which we reproduce.
+    with random_seed_scope(5):
+        a = Dataset.range(10).shuffle(10)
+        b = Dataset.range(10).shuffle(4)
+    assert epochs(a, 2) == [[7, 5, 4, 1, 0, 9, 6, 3, 8, 2], [9, 1, 6, 4, 2, 7, 0, 5, 8, 3]]
+    assert epochs(b, 1) == [[3, 0, 4, 1, 6, 7, 8, 9, 5, 2]]

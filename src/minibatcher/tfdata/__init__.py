@@ -20,12 +20,13 @@ from .core import UNKNOWN as UNKNOWN_CARDINALITY
 from .dataset import AUTOTUNE, Dataset
 from .iterator import DatasetIterator
 from .seeds import get_seed, global_seed, random_seed_scope, set_random_seed
-from .sources import RecordSource, SourceDataset
+from .sources import ConcatSource, RecordSource, SourceDataset
 from .text import TextLineDataset, TextLineSource
 from .tfrecord import TFRecordDataset
 
 __all__ = [
     "AUTOTUNE",
+    "ConcatSource",
     "Dataset",
     "DatasetIterator",
     "INFINITE_CARDINALITY",

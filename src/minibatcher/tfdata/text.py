@@ -22,7 +22,6 @@ Example:
 
 from __future__ import annotations
 
-import bisect
 import gzip
 import hashlib
 import os
@@ -34,7 +33,7 @@ import numpy as np
 from ..errors import ConfigError, FormatError
 from .core import Iter, View
 from .dataset import Dataset
-from .sources import SourceDataset
+from .sources import ConcatSource, SourceDataset
 
 _BLOCK = 1 << 26
 _COMPRESSION = ("", "ZLIB", "GZIP")
@@ -148,45 +147,6 @@ class TextLineSource:
     def fingerprint(self) -> Any:
         """Name, size, line count and a digest of the first and last 64 KiB."""
         return [os.path.basename(self.path), self._size, len(self), self._digest]
-
-
-class ConcatSource:
-    """Several record sources one after the other.
-
-    Example:
-        >>> c = ConcatSource([[1, 2], [3]]); len(c), c[2], c.locate(2)
-        (3, 3, (1, 0))
-    """
-
-    def __init__(self, sources: list[Any]) -> None:
-        self.sources = sources
-        self.bounds = np.cumsum([0] + [len(s) for s in sources]).tolist()
-
-    def __len__(self) -> int:
-        return self.bounds[-1]
-
-    def locate(self, index: int) -> tuple[int, int]:
-        """``(source number, index in it)``."""
-        k = bisect.bisect_right(self.bounds, index) - 1
-        return k, index - self.bounds[k]
-
-    def __getitem__(self, index: int) -> Any:
-        k, i = self.locate(index)
-        return self.sources[k][i]
-
-    def read(self, start: int, stop: int) -> list[Any]:
-        out: list[Any] = []
-        while start < stop:
-            k, i = self.locate(start)
-            n = min(stop - start, self.bounds[k + 1] - start)
-            src = self.sources[k]
-            out.extend(src.read(i, i + n) if hasattr(src, "read") else
-                       [src[j] for j in range(i, i + n)])
-            start += n
-        return out
-
-    def fingerprint(self) -> Any:
-        return [s.fingerprint() if hasattr(s, "fingerprint") else len(s) for s in self.sources]
 
 
 def _filenames(filenames: Any) -> list[str]:

@@ -4,8 +4,9 @@
 #
 #   tools/fuzz.sh [seconds_per_target]     (default 25)
 #
-# Targets: cpp/fuzz/ctf_fuzz.cc (CTF indexer + parser) and
-# cpp/fuzz/randomizer_fuzz.cc (block randomizer). Both run at the same time,
+# Targets: cpp/fuzz/ctf_fuzz.cc (CTF indexer + parser),
+# cpp/fuzz/randomizer_fuzz.cc (block randomizer) and cpp/fuzz/engine_fuzz.cc
+# (the engine's walk, locate, first-fit and gather kernels). All run at the same time,
 # so the default finishes in well under a minute. Binaries, logs and crash
 # artifacts go to fuzz-build/ (git-ignored); the corpus lives in a temporary
 # folder seeded from cpp/fuzz/corpus/ and, when present, the CNTK reader test
@@ -40,10 +41,11 @@ flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 # shellcheck disable=SC2206
 flags+=(${FUZZ_CXXFLAGS:-})
 
-targets=(ctf_fuzz randomizer_fuzz)
+targets=(ctf_fuzz randomizer_fuzz engine_fuzz)
 declare -A sources=(
   [ctf_fuzz]="cpp/fuzz/ctf_fuzz.cc cpp/ctf/indexer.cc cpp/ctf/parser.cc"
   [randomizer_fuzz]="cpp/fuzz/randomizer_fuzz.cc cpp/engine/block_randomizer.cc"
+  [engine_fuzz]="cpp/fuzz/engine_fuzz.cc cpp/engine/select.cc cpp/engine/gather.cc"
 )
 
 echo "fuzz.sh: building with $("$cxx" --version | head -n 1)"
@@ -68,7 +70,7 @@ done
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/minibatcher-fuzz.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/ctf_fuzz" "$work/randomizer_fuzz"
+mkdir -p "$work/ctf_fuzz" "$work/randomizer_fuzz" "$work/engine_fuzz"
 
 # Seed corpus: the hand-written inputs (8-byte option header + file) ...
 cp cpp/fuzz/corpus/* "$work/ctf_fuzz/"

@@ -11,7 +11,7 @@ import pytest
 import minibatcher
 
 MODULES = sorted(m.name for m in pkgutil.walk_packages(minibatcher.__path__, "minibatcher.")
-                 if m.name == "minibatcher.config.reader" or not m.name.startswith(
+                 if m.name in ("minibatcher.config.reader", "minibatcher.config.paths") or not m.name.startswith(
                      ("minibatcher.config", "minibatcher._native", "minibatcher.cli.__main__")))
 
 

@@ -7,14 +7,16 @@ Example:
 """
 
 from .errors import (CheckpointError, ConfigError, ErrorBudgetExceeded, FormatError,
-                     MinibatcherError, WorkerError)
+                     MinibatcherError, NotSupportedError, WorkerError)
 from .engine.composite import CompositeDeserializer
 from .engine.minibatch import Minibatch, MinibatchData
 from .engine.options import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_SWEEP,
                              INFINITELY_REPEAT)
 from .engine.source import MinibatchSource
 from .formats.ctf import CTFDeserializer
+from .log import TraceLevel
 from .streams import StreamDef, StreamDefs, StreamInformation
+from .user_deserializer import UserDeserializer
 
 __version__ = "0.1.0"
 
@@ -32,8 +34,11 @@ __all__ = [
     "ErrorBudgetExceeded",
     "FormatError",
     "MinibatcherError",
+    "NotSupportedError",
     "StreamDef",
     "StreamDefs",
     "StreamInformation",
+    "TraceLevel",
+    "UserDeserializer",
     "WorkerError",
 ]

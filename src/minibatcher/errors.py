@@ -64,6 +64,16 @@ class CheckpointError(MinibatcherError, ValueError):
     """
 
 
+class NotSupportedError(MinibatcherError, NotImplementedError):
+    """A feature of the original system that minibatcher does not provide
+    (CNTK's image readers and transforms, for example); the message says which.
+
+    Example:
+        >>> issubclass(NotSupportedError, NotImplementedError)
+        True
+    """
+
+
 class WorkerError(MinibatcherError, RuntimeError):
     """An error raised in a background worker, re-raised in the caller with
     its origin.

@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import enum
 import logging
 
 from .errors import ConfigError
@@ -19,6 +20,19 @@ from .errors import ConfigError
 logger = logging.getLogger("minibatcher")
 
 TRACE_LEVELS = (0, 1, 2)
+
+
+class TraceLevel(enum.IntEnum):
+    """CNTK's ``cntk.logging.TraceLevel``: accepted wherever ``trace_level`` is.
+
+    Example:
+        >>> TraceLevel.Warning == 1, check_trace_level(TraceLevel.Info)
+        (True, 2)
+    """
+
+    Error = 0
+    Warning = 1
+    Info = 2
 
 
 def check_trace_level(trace_level: int) -> int:

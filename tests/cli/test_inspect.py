@@ -64,9 +64,10 @@ def test_histogram_buckets_many_lengths(write, capsys: pytest.CaptureFixture) ->
 def test_mixed_stream_and_no_streams(write, capsys: pytest.CaptureFixture) -> None:
     assert main(["inspect", str(write("|m 1:2 3\n|# only comments\n"))]) == 0
     assert " mixed " in capsys.readouterr().out
-    assert main(["inspect", str(write("|#a\n|#b\n", "comments.ctf"))]) == 0
-    out = capsys.readouterr().out
-    assert "streams: none" in out and "sequences:     0" in out
+    # a file without sequences is a data error (exit 1) in every command
+    assert main(["inspect", str(write("|#a\n|#b\n", "comments.ctf"))]) == 1
+    assert "comments.ctf: no sequence to read: no line has an input sample" in (
+        capsys.readouterr().err)
 
 
 def test_empty_file_is_a_data_error(write, capsys: pytest.CaptureFixture) -> None:
@@ -84,7 +85,7 @@ def test_progress_bars_on_large_files(write, capsys: pytest.CaptureFixture,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("tqdm")
     monkeypatch.setattr(common, "LARGE_FILE", 0)
-    assert main(["inspect", str(write(DATA))]) == 0
+    assert main(["inspect", str(write(DATA)), "--progress"]) == 0  # stderr is no terminal here
     captured = capsys.readouterr()
     assert "survey" in captured.err and "sequences:     3" in captured.out
 
@@ -93,7 +94,7 @@ def test_no_progress_bar_without_tqdm(write, capsys: pytest.CaptureFixture,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(common, "LARGE_FILE", 0)
     monkeypatch.setitem(sys.modules, "tqdm", None)  # makes `from tqdm import tqdm` fail
-    assert main(["inspect", str(write(DATA))]) == 0
+    assert main(["inspect", str(write(DATA)), "--progress"]) == 0
     assert capsys.readouterr().err == ""
 
 

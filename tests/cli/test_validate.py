@@ -113,8 +113,9 @@ def test_duplicate_stream_names(write, capsys: pytest.CaptureFixture) -> None:
 
 
 def test_file_without_samples(write, capsys: pytest.CaptureFixture) -> None:
-    assert validate(write("|# nothing here\n")) == 2
-    assert "found no inputs" in capsys.readouterr().err
+    # a file without sequences is a data error (exit 1) in every command, with or without --stream
+    assert validate(write("|# nothing here\n")) == 1
+    assert "no sequence to read: no line has an input sample" in capsys.readouterr().err
 
 
 def test_empty_file(write, capsys: pytest.CaptureFixture) -> None:
@@ -132,6 +133,6 @@ def test_progress_bars_on_large_files(write, capsys: pytest.CaptureFixture,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("tqdm")
     monkeypatch.setattr(common, "LARGE_FILE", 0)
-    assert validate(write(CLEAN), "--chunk-size", "10") == 0
+    assert validate(write(CLEAN), "--chunk-size", "10", "--progress") == 0  # no terminal here
     captured = capsys.readouterr()
     assert "chunks" in captured.err and "summary: OK, no errors" in captured.out

@@ -32,7 +32,8 @@ def test_text_format(write):
                           max_sweeps=INFINITELY_REPEAT)
     mb = src.next_minibatch(7)
     features, labels = mb["features"], mb["labels"]
-    assert features.asarray().shape == (2, 4, 1000)
+    assert features.shape == (2, 4, 1000) and labels.shape == (2, 1, 5)  # CNTK: the data shape
+    assert labels.asarray().tolist() == [[[1, 0, 0, 0, 0]], [[0, 1, 0, 0, 0]]]
     assert (features.num_sequences, features.num_samples, features.end_of_sweep) == (2, 7, True)
     assert labels.num_samples == 2
     assert labels.values.tolist() == [[1, 0, 0, 0, 0], [0, 1, 0, 0, 0]]

@@ -1,8 +1,14 @@
 """The ``minibatcher`` command line: ``demo``, ``inspect``, ``validate`` and ``cat``.
 
-Exit status: 0 on success; 1 when the data has errors or cannot be read; 2 for
-a bad command line or configuration (unknown option, bad ``--stream`` spec,
-missing file, invalid config).
+Exit status, the same for every subcommand: 0 on success; 1 when the data has
+errors, cannot be read, or has no sequence at all (an empty, blank or
+comment-only file, with or without ``--stream``); 2 for a bad command line or
+configuration (unknown option, bad ``--stream`` spec, missing file, invalid
+config, a file named in a config that does not exist).
+
+Progress bars (files over 64 MiB, with tqdm) are drawn only when stderr is a
+terminal, so logs never get ``\\r`` lines; ``--progress`` / ``--no-progress``
+force them on or off.
 
 Example:
     >>> main(["demo", "--help"])  # doctest: +ELLIPSIS
@@ -19,16 +25,19 @@ import sys
 from typing import Sequence
 
 from ..errors import ConfigError, MinibatcherError
-from . import cat, demo, inspect, validate
+from . import cat, common, demo, inspect, validate
 
 __all__ = ["build_parser", "main"]
 
 _COMMANDS = (demo, inspect, validate, cat)
 
 _EPILOG = """\
-exit status: 0 success; 1 the data has errors or could not be read; 2 bad command
-line or configuration (unknown option, bad --stream spec, missing file, invalid config).
-Progress bars on files over 64 MiB need tqdm: pip install 'minibatcher[cli]'."""
+exit status: 0 success; 1 the data has errors, could not be read, or has no
+sequence (an empty, blank or comment-only file); 2 bad command line or configuration
+(unknown option, bad --stream spec, missing file, invalid config, a file named in a
+config that does not exist). The same for every command.
+Progress bars on files over 64 MiB are drawn only when stderr is a terminal
+(--progress/--no-progress to force) and need tqdm: pip install 'minibatcher[cli]'."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _COMMANDS:
         sub = module.add_parser(commands)
+        if module is not demo:  # demo reads small files only
+            common.add_progress_option(sub)
         sub.set_defaults(run=module.run)
     return parser
 
@@ -57,7 +68,8 @@ def _report(command: str, error: BaseException) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     try:
-        return int(args.run(args))
+        with common.progress_mode(getattr(args, "progress", None)):
+            return int(args.run(args))
     except BrokenPipeError:
         raise  # handled by main(); not a problem of the data
     except ConfigError as e:  # includes bad command lines (UsageError)

@@ -61,14 +61,17 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="config override, like CNTK's command line (repeatable)")
     parser.add_argument("--base-dir", type=Path, metavar="DIR",
-                        help="folder of the config's relative file paths (default: the config's "
-                             "folder; CNTK uses its working directory)")
+                        help="folder that the config's relative file paths resolve against "
+                             "(default: the config's folder, as in the Python API)")
     parser.add_argument("--stream", action="append", default=[], metavar="SPEC",
                         help="CTF files: NAME:DIM:dense|sparse[:ALIAS] (repeatable)")
     parser.add_argument("--defines-mb-size", metavar="NAME",
                         help="CTF files: the stream whose samples define the minibatch size")
     parser.add_argument("--skip-sequence-ids", action="store_true",
                         help="CTF files: every line is its own sequence")
+    parser.add_argument("--max-errors", type=int, metavar="N",
+                        help="malformed items skipped (and reported) before reading fails "
+                             "(default: 0 for CTF files, the config's maxErrors for configs)")
     parser.add_argument("--minibatch-size", type=int, default=8, metavar="N",
                         help="samples per minibatch (default: %(default)s)")
     parser.add_argument("--count", type=int, metavar="N",
@@ -117,7 +120,7 @@ def _config_source(args: argparse.Namespace, path: Path) -> MinibatchSource:
                                     "a config's reader section declares its own streams")
     return MinibatchSource.from_config(
         path, args.section, overrides=parse_overrides(args.set),
-        base_dir=args.base_dir if args.base_dir is not None else path.parent,
+        base_dir=args.base_dir, max_errors=args.max_errors,
         max_sweeps=args.sweeps, **_order_options(args, True))
 
 
@@ -132,7 +135,11 @@ def _ctf_source(args: argparse.Namespace, path: Path) -> MinibatchSource:
         print(f"cat: no --stream given; using the streams found by a survey: {specs}",
               file=sys.stderr)
     defs = common.with_main_stream(defs, args.defines_mb_size)
-    deserializer = CTFDeserializer(path, defs, skip_sequence_ids=args.skip_sequence_ids)
+    size = path.stat().st_size
+    with common.progress_bar(size, "index", enabled=size > common.LARGE_FILE) as update:
+        deserializer = CTFDeserializer(path, defs, skip_sequence_ids=args.skip_sequence_ids,
+                                       max_errors=args.max_errors or 0,
+                                       progress=lambda done, total: update(done))
     return MinibatchSource(deserializer, max_sweeps=args.sweeps, **_order_options(args, False))
 
 
@@ -191,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
     common.check_positive("--count", args.count, minimum=0)
     common.check_positive("--sweeps", args.sweeps)
     common.check_positive("--seed", args.seed, minimum=0)
+    common.check_positive("--max-errors", getattr(args, "max_errors", None), minimum=0)
     path = common.existing_file(args.source, "CONFIG_OR_FILE")
     source = _config_source(args, path) if _is_config(args) else _ctf_source(args, path)
     with source:

@@ -8,14 +8,17 @@ Example:
 
 from __future__ import annotations
 
+import argparse
 import sys
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from ..errors import ConfigError
-from ..formats.ctf.survey import StreamSurvey, survey, survey_blocks
+from ..errors import ConfigError, FormatError
+from ..formats.ctf.auto_streams import stream_defs_from_survey, survey_file_blocks
+from ..formats.ctf.survey import StreamSurvey, survey  # noqa: F401 (the examples use survey)
 from ..formats.mapped_file import MappedFile
 from ..streams import StreamDef, StreamDefs
 
@@ -131,11 +134,63 @@ def existing_file(path: str, what: str = "FILE") -> Path:
     return p
 
 
+#: ``--progress`` / ``--no-progress`` of the running command (None: only on a
+#: terminal). Set for the duration of one command by :func:`progress_mode`.
+_PROGRESS: ContextVar[bool | None] = ContextVar("minibatcher_progress", default=None)
+
+
+def add_progress_option(parser: argparse.ArgumentParser) -> None:
+    """Adds ``--progress`` / ``--no-progress`` to a subcommand.
+
+    Example:
+        >>> p = argparse.ArgumentParser(); add_progress_option(p)
+        >>> p.parse_args([]).progress, p.parse_args(["--no-progress"]).progress
+        (None, False)
+    """
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress bars on stderr for files over 64 MiB (default: only when "
+                             "stderr is a terminal, so logs get no '\\r' lines; needs tqdm)")
+
+
+@contextmanager
+def progress_mode(enabled: bool | None) -> Iterator[None]:
+    """Runs a command with ``--progress`` (True), ``--no-progress`` (False) or
+    the default (None: bars only when stderr is a terminal).
+
+    Example:
+        >>> with progress_mode(False):
+        ...     showing_progress()
+        False
+    """
+    token = _PROGRESS.set(enabled)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
+def showing_progress() -> bool:
+    """Whether progress bars are drawn now: ``--progress``, or by default when
+    stderr is a terminal (never into a log file or a pipe).
+
+    Example:
+        >>> with progress_mode(True):
+        ...     showing_progress()
+        True
+    """
+    mode = _PROGRESS.get()
+    if mode is not None:
+        return mode
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty())
+
+
 @contextmanager
 def progress_bar(total: int, desc: str, unit: str = "B",
                  enabled: bool = True) -> Iterator[Callable[[int], None]]:
-    """Yields ``update(done)``, drawing a tqdm bar on stderr when ``enabled``
-    and tqdm is installed (``pip install 'minibatcher[cli]'``), else nothing.
+    """Yields ``update(done)``, drawing a tqdm bar on stderr when ``enabled``,
+    :func:`showing_progress` and tqdm is installed (``pip install
+    'minibatcher[cli]'``), else nothing.
 
     Example:
         >>> with progress_bar(10, "reading", enabled=False) as update:
@@ -145,7 +200,7 @@ def progress_bar(total: int, desc: str, unit: str = "B",
         from tqdm import tqdm
     except ImportError:
         tqdm = None
-    if not enabled or tqdm is None:
+    if not enabled or tqdm is None or not showing_progress():
         yield lambda done: None
         return
     scale = unit == "B"
@@ -175,7 +230,9 @@ def releasing(mapped: MappedFile, update: Callable[[int], None]) -> Callable[[in
 
 
 def survey_file(path: Path) -> list[StreamSurvey]:
-    """Surveys a CTF file, with a progress bar when it is large.
+    """Surveys a CTF file (plain block reads), with a progress bar when it is large.
+
+    A file without samples is an error of the data (exit status 1).
 
     Example:
         >>> import tempfile
@@ -183,9 +240,13 @@ def survey_file(path: Path) -> list[StreamSurvey]:
         >>> [s.name for s in survey_file(p)]
         ['a', 'b']
     """
-    mapped = MappedFile(path)
-    with progress_bar(mapped.size, "survey", enabled=mapped.size > LARGE_FILE) as update:
-        return survey_blocks(mapped.data, progress=releasing(mapped, update))
+    size = path.stat().st_size
+    with progress_bar(size, "survey", enabled=size > LARGE_FILE) as update:
+        surveys = survey_file_blocks(path, progress=update)
+    if not surveys:
+        why = "the file is empty" if size == 0 else "no line has an input sample ('|name ...')"
+        raise FormatError(f"{path}: no sequence to read: {why}")
+    return surveys
 
 
 def surveyed_streams(surveys: Sequence[StreamSurvey]) -> StreamDefs:
@@ -200,8 +261,7 @@ def surveyed_streams(surveys: Sequence[StreamSurvey]) -> StreamDefs:
     if not surveys:
         raise UsageError("found no inputs ('|name' samples) in the file, so no streams can be "
                          "guessed; pass --stream NAME:DIM:dense|sparse")
-    return StreamDefs(**{s.name: StreamDef(shape=s.dim, is_sparse=s.looks_sparse)
-                         for s in surveys})
+    return stream_defs_from_survey(surveys)
 
 
 def format_number(value: float) -> str:

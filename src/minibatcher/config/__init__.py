@@ -23,9 +23,12 @@ from minibatcher.config.brainscript import (
     render_config,
     to_dict,
 )
+from minibatcher.config.paths import ConfigFileNotFoundError, ConfigPaths
 
 __all__ = [
     "ConfigArray",
+    "ConfigFileNotFoundError",
+    "ConfigPaths",
     "ConfigKeyError",
     "ConfigNode",
     "ConfigValue",

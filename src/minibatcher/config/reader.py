@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import Any, Mapping
@@ -31,17 +32,27 @@ from ..formats.ctf import CTFDeserializer
 from ..streams import StreamDef, StreamDefs
 from .brainscript import find_section, load_config, parse_config
 from .nodes import ConfigArray, ConfigNode
+from .paths import ConfigPaths
 
 _4GB = 1 << 32
 _CTF_READER, _CTF_DESERIALIZER = "cntktextformatreader", "cntktextformatdeserializer"
 _DEFAULT_CHUNK = 32 << 20
 
 
-def _root(config: str | os.PathLike, overrides: Mapping[str, str] | None) -> ConfigNode:
+def _looks_like_a_path(text: str) -> bool:
+    return "\n" not in text and "=" not in text and "[" not in text and "{" not in text
+
+
+def _root(config: str | os.PathLike,
+          overrides: Mapping[str, str] | None) -> tuple[ConfigNode, str | None]:
+    """The parsed config and the file it came from (``None`` for config text)."""
     text = os.fspath(config)
     if isinstance(config, os.PathLike) or ("\n" not in text and Path(text).is_file()):
-        return load_config(text, overrides=overrides)
-    return parse_config(text, overrides=overrides)
+        return load_config(text, overrides=overrides), text
+    if _looks_like_a_path(text):
+        raise FileNotFoundError(errno.ENOENT, "config should be an existing config file or config "
+                                f"text, but got config={text!r} (no such file)", text)
+    return parse_config(text, overrides=overrides), None
 
 
 def _streams(node: ConfigNode) -> StreamDefs:
@@ -65,12 +76,13 @@ def _streams(node: ConfigNode) -> StreamDefs:
     return StreamDefs(**defs)
 
 
-def _ctf(node: ConfigNode, base: Path, precision: str, trace_level: int) -> CTFDeserializer:
-    path = Path(node.get_str("file"))
+def _ctf(node: ConfigNode, paths: ConfigPaths, precision: str, trace_level: int,
+         max_errors: int | None) -> CTFDeserializer:
     return CTFDeserializer(
-        path if path.is_absolute() else base / path, _streams(node),
+        paths.file(node, "file"), _streams(node),
         skip_sequence_ids=node.get_bool("skipSequenceIds", False),
-        max_errors=node.get_int("maxErrors", 0), trace_level=trace_level,
+        max_errors=node.get_int("maxErrors", 0) if max_errors is None else max_errors,
+        trace_level=trace_level,
         chunk_size_in_bytes=node.get_int("chunkSizeInBytes", _DEFAULT_CHUNK),
         cache_index=node.get_bool("cacheIndex", False), precision=precision,
         keep_data_in_memory=node.get_bool("keepDataInMemory", False))
@@ -111,20 +123,22 @@ def _composite_randomization(reader: ConfigNode) -> dict[str, Any]:
     return {"randomization_window_in_chunks": window, "randomization_window_in_samples": 0}
 
 
-def _legacy(reader: ConfigNode, base: Path) -> tuple[list[CTFDeserializer], dict[str, Any]]:
+def _legacy(reader: ConfigNode, paths: ConfigPaths,
+            max_errors: int | None) -> tuple[list[CTFDeserializer], dict[str, Any]]:
     kind = reader.get_str("readerType", "", inherit=False).lower()
     if kind != _CTF_READER:
         raise ConfigError(f"{reader.location}: readerType should be 'CNTKTextFormatReader' (or use "
                           f"'deserializers'), but got readerType={kind or None!r}")
     trace = reader.get_int("traceLevel", 1)
-    deserializer = _ctf(reader, base, reader.get_str("precision", "float"), trace)
+    deserializer = _ctf(reader, paths, reader.get_str("precision", "float"), trace, max_errors)
     options = {**_legacy_randomization(reader), "frame_mode": reader.get_bool("frameMode", False),
                "randomization_seed": reader.get_int("randomizationSeed", 0), "trace_level": trace,
                "local_timeline": False, "cross_sweep_boundaries": False}
     return [deserializer], options
 
 
-def _composite(reader: ConfigNode, base: Path) -> tuple[list[CTFDeserializer], dict[str, Any]]:
+def _composite(reader: ConfigNode, paths: ConfigPaths,
+               max_errors: int | None) -> tuple[list[CTFDeserializer], dict[str, Any]]:
     entries = reader.get_array("deserializers")
     precision, trace = reader.get_str("precision", "float"), reader.get_int("traceLevel", 1)
     deserializers = []
@@ -135,8 +149,8 @@ def _composite(reader: ConfigNode, base: Path) -> tuple[list[CTFDeserializer], d
         if kind.lower() != _CTF_DESERIALIZER:
             raise ConfigError(f"{entry.location}: deserializer type should be "
                               f"'CNTKTextFormatDeserializer' (the one supported now), but got {kind!r}")
-        deserializers.append(_ctf(entry, base, entry.get_str("precision", precision),
-                                  entry.get_int("traceLevel", trace)))
+        deserializers.append(_ctf(entry, paths, entry.get_str("precision", precision),
+                                  entry.get_int("traceLevel", trace), max_errors))
     truncated = reader.get_bool("truncated", False, inherit=False)
     options = {**_composite_randomization(reader), "trace_level": trace,
                "frame_mode": reader.get_bool("frameMode", False),
@@ -149,23 +163,27 @@ def _composite(reader: ConfigNode, base: Path) -> tuple[list[CTFDeserializer], d
 
 def source_from_config(config: str | os.PathLike, section: str | None = None, *,
                        overrides: Mapping[str, str] | None = None,
-                       base_dir: str | os.PathLike | None = None, **options: Any) -> Any:
+                       base_dir: str | os.PathLike | None = None, max_errors: int | None = None,
+                       **options: Any) -> Any:
     """Builds the source of ``section``'s ``reader`` block (``None``: a top-level ``reader``).
 
     ``overrides`` are top-level assignments applied like CNTK's command line;
-    ``base_dir`` resolves relative ``file`` paths (default: the current
-    directory, as CNTK); ``options`` override ``MinibatchSource`` options.
+    relative ``file`` paths resolve against ``base_dir``, whose default is the
+    config file's folder (the working directory for config text; see
+    :mod:`minibatcher.config.paths`); ``max_errors`` (when given) replaces
+    every deserializer's ``maxErrors``; ``options`` override ``MinibatchSource``
+    options.
     """
     from ..engine.source import MinibatchSource
 
-    root = _root(config, overrides)
+    root, config_file = _root(config, overrides)
     scope = root if section is None else find_section(root, section)
     reader = scope.get_node("reader")
-    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    paths = ConfigPaths.for_config(config_file, base_dir)
     if reader.has("deserializers"):
-        deserializers, derived = _composite(reader, base)
+        deserializers, derived = _composite(reader, paths, max_errors)
     else:
-        deserializers, derived = _legacy(reader, base)
+        deserializers, derived = _legacy(reader, paths, max_errors)
     return MinibatchSource(deserializers, **{**derived, **options})
 
 

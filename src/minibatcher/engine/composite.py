@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -86,8 +87,7 @@ class CompositeDeserializer(Deserializer):
             raise ConfigError("only one stream may set defines_mb_size=True across deserializers, "
                               f"but {len(owners)} do")
         self._owner = owners[0] if owners else -1
-        return [StreamInformation(i.name, n, i.dim, i.is_sparse, i.dtype, i.defines_mb_size)
-                for n, i in enumerate(infos)]
+        return [replace(i, stream_id=n) for n, i in enumerate(infos)]
 
     def _report_dropped(self, primary: SequenceTable, valid: np.ndarray) -> None:
         if valid.any() and self.dropped_sequences:

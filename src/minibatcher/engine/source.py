@@ -20,6 +20,7 @@ from typing import Any, Iterator, Sequence
 from ..deserializer import Deserializer
 from ..errors import ConfigError
 from ..streams import StreamInformation
+from ..user_deserializer import UserDeserializer, adapt
 from .bptt import TruncatedBpttPacker
 from .chunk_cache import ChunkCache
 from .composite import CompositeDeserializer
@@ -38,9 +39,12 @@ class StreamInfos(Mapping):
 
     Example:
         >>> import numpy as np
-        >>> s = StreamInfos([StreamInformation("features", 0, 3, False, np.dtype("float32"))])
+        >>> s = StreamInfos([StreamInformation("features", 0, 3, False, np.dtype("float32")),
+        ...                  StreamInformation("labels", 1, 9, True, np.float64, True)])
         >>> s.features.dim, list(s)
-        (3, ['features'])
+        (3, ['features', 'labels'])
+        >>> s
+        StreamInfos(features=dense float32 (3,), labels=sparse float64 (9,) defines_mb_size)
     """
 
     def __init__(self, infos: Sequence[StreamInformation]) -> None:
@@ -61,12 +65,45 @@ class StreamInfos(Mapping):
         except KeyError:
             raise AttributeError(f"no stream named {name!r}; streams: {', '.join(self._infos)}") from None
 
+    def __repr__(self) -> str:
+        parts = [f"{name}={'sparse' if i.is_sparse else 'dense'} {i.dtype} {i.sample_shape}"
+                 + (" defines_mb_size" if i.defines_mb_size else "")
+                 for name, i in self._infos.items()]
+        return f"StreamInfos({', '.join(parts)})"
+
+
+def _example(**options: Any) -> "MinibatchSource":
+    """A source over a small temporary CTF file, for the examples."""
+    import tempfile
+
+    from ..formats.ctf import CTFDeserializer
+    from ..streams import StreamDef
+
+    path = os.path.join(tempfile.mkdtemp(), "example.ctf")
+    with open(path, "w") as f:
+        f.write("|x 1\n|x 2\n")
+    return MinibatchSource(CTFDeserializer(path, {"x": StreamDef(shape=1)}), **options)
+
+
+def _threads(multithreaded: bool | None, num_threads: int | None) -> int | None:
+    """CNTK's ``multithreaded_deserializer``: False parses on one thread, True
+    or None (CNTK's "auto") on ``num_threads`` (default: up to 8)."""
+    if multithreaded is None or multithreaded is True:
+        return num_threads
+    if multithreaded is not False:
+        raise ConfigError("multithreaded_deserializer should be None, True or False, but got "
+                          f"multithreaded_deserializer={multithreaded!r}")
+    if num_threads not in (None, 1):
+        raise ConfigError("multithreaded_deserializer=False parses on one thread, but got "
+                          f"num_threads={num_threads!r}; drop one of them")
+    return 1
+
 
 def _as_deserializer(deserializers: Deserializer | Sequence[Deserializer],
                      trace_level: int) -> Deserializer:
-    if isinstance(deserializers, Deserializer):
-        return deserializers
-    items = list(deserializers)
+    if isinstance(deserializers, (Deserializer, UserDeserializer)):
+        deserializers = [deserializers]
+    items = adapt(list(deserializers)) if isinstance(deserializers, (list, tuple)) else []
     if not items or not all(isinstance(d, Deserializer) for d in items):
         raise ConfigError("deserializers should be a deserializer or a non-empty list of them, but "
                           f"got {deserializers!r}")
@@ -84,22 +121,28 @@ class MinibatchSource:
     ``cross_sweep_boundaries=False`` and ``local_timeline=False`` give the
     legacy readers' minibatches, ``num_threads`` parse ahead in parallel,
     ``prefetch_chunks`` bounds how many chunks are parsed ahead, and
-    checkpoints restore exactly in every mode. ``trace_level`` applies to the
-    engine's own messages (joining deserializers); each deserializer has its own.
+    checkpoints restore exactly in every mode. ``trace_level`` (an int or a
+    ``TraceLevel``) applies to the engine's own messages (joining
+    deserializers); each deserializer has its own. CNTK's
+    ``multithreaded_deserializer`` is accepted: ``False`` parses on one
+    thread, ``None``/``True`` on ``num_threads``. The parameters up to
+    ``randomize`` keep CNTK's positional order; the rest are keyword-only.
 
     ``randomization_window_in_chunks`` defaults to
     ``DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS`` (128) unless a window in
     samples is given; ``randomize=False`` (or a window of 0) reads in file order.
     """
 
-    def __init__(self, deserializers: Deserializer | Sequence[Deserializer], *,
+    def __init__(self, deserializers: Deserializer | Sequence[Deserializer],
                  max_samples: int = INFINITELY_REPEAT, max_sweeps: int = INFINITELY_REPEAT,
-                 randomize: bool = True, randomization_window_in_chunks: int | None = None,
+                 randomization_window_in_chunks: int | None = None,
                  randomization_window_in_samples: int = 0, randomization_seed: int = 0,
-                 frame_mode: bool = False, truncation_length: int = 0, trace_level: int = 1,
+                 trace_level: int = 1, multithreaded_deserializer: bool | None = None,
+                 frame_mode: bool = False, truncation_length: int = 0, randomize: bool = True, *,
                  num_workers: int = 1, worker_rank: int = 0, cross_sweep_boundaries: bool = True,
                  local_timeline: bool = True, num_threads: int | None = None,
                  prefetch_chunks: int | None = None) -> None:
+        num_threads = _threads(multithreaded_deserializer, num_threads)
         self.options = SourceOptions(
             max_samples, max_sweeps, randomize, randomization_window_in_chunks,
             randomization_window_in_samples, randomization_seed, frame_mode, truncation_length,
@@ -129,29 +172,62 @@ class MinibatchSource:
     @classmethod
     def from_config(cls, config: str | os.PathLike, section: str | None = None, *,
                     overrides: Mapping[str, str] | None = None,
-                    base_dir: str | os.PathLike | None = None, **options: Any) -> "MinibatchSource":
+                    base_dir: str | os.PathLike | None = None, max_errors: int | None = None,
+                    **options: Any) -> "MinibatchSource":
         """The source of a BrainScript/legacy ``reader`` section (a path or the text).
 
         ``section`` names the block whose ``reader`` is used (``None``: a
         top-level ``reader``); ``overrides`` are top-level assignments applied
-        like CNTK's command line (``{"defMBSize": "true"}``); ``base_dir``
-        resolves relative ``file`` paths (default: the current directory);
-        ``options`` override :class:`MinibatchSource` options.
+        like CNTK's command line (``{"defMBSize": "true"}``); relative ``file``
+        paths resolve against ``base_dir``, by default the config file's
+        folder (the working directory when ``config`` is text); a missing file
+        raises ``FileNotFoundError`` naming the key, the path tried and
+        ``base_dir``; ``max_errors`` (when given) replaces every deserializer's
+        ``maxErrors``; ``options`` override :class:`MinibatchSource` options.
         """
         from ..config.reader import source_from_config
 
-        return source_from_config(config, section, overrides=overrides, base_dir=base_dir, **options)
+        return source_from_config(config, section, overrides=overrides, base_dir=base_dir,
+                                  max_errors=max_errors, **options)
 
     @property
     def streams(self) -> StreamInfos:
         """The streams delivered, by name (``source.streams.features`` works too)."""
         return self._streams
 
+    def stream_infos(self) -> list[StreamInformation]:
+        """The streams delivered, in stream-id order (CNTK's ``stream_infos()``).
+
+        Example:
+            >>> [i.m_name for i in _example().stream_infos()]
+            ['x']
+        """
+        return list(self._streams.values())
+
     def stream_info(self, name: str) -> StreamInformation:
         """``streams[name]`` with an error listing the valid names."""
         if name not in self._streams:
             raise ConfigError(f"no stream named {name!r}; streams: {', '.join(self._streams)}")
         return self._streams[name]
+
+    def __getitem__(self, name: str) -> StreamInformation:
+        """``source['features']``: the stream's ``StreamInformation`` (as ``stream_info``).
+
+        Example:
+            >>> _example()["x"].dim
+            1
+        """
+        return self.stream_info(name)
+
+    def is_infinite(self) -> bool:
+        """True when neither ``max_samples`` nor ``max_sweeps`` limits the reading.
+
+        Example:
+            >>> _example().is_infinite(), _example(max_sweeps=1).is_infinite()
+            (True, False)
+        """
+        return (self.options.max_samples == INFINITELY_REPEAT
+                and self.options.max_sweeps == INFINITELY_REPEAT)
 
     @property
     def sweep_size(self) -> int:

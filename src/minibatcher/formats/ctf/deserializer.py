@@ -26,6 +26,7 @@ from ...errors import ConfigError, FormatError
 from ...log import Tracer
 from ...streams import StreamDef, StreamInformation, as_stream_defs
 from ..mapped_file import MappedFile
+from .auto_streams import survey_stream_defs
 from .backend import IMPLEMENTATIONS, backend
 from .diagnostics import CTFDiagnostics, CTFStats
 from .index import CTFIndex, build_ctf_index
@@ -95,7 +96,8 @@ class CTFDeserializer(Deserializer):
 
     Args:
         filename: the CTF file.
-        streams: ``StreamDefs`` (or a dict) of the inputs to read; ``field``
+        streams: ``StreamDefs`` (or a dict) of the inputs to read (``None``:
+            the inputs found by a survey of the file, see ``auto_streams``); ``field``
             is the name used after ``|`` in the file.
         skip_sequence_ids: treat every line as its own sequence.
         max_errors: malformed items tolerated (skipped and reported) before
@@ -111,13 +113,16 @@ class CTFDeserializer(Deserializer):
         on_error: called with the message of every error charged to the budget.
     """
 
-    def __init__(self, filename: str | os.PathLike, streams: Mapping[str, StreamDef], *,
+    def __init__(self, filename: str | os.PathLike,
+                 streams: Mapping[str, StreamDef] | None = None, *,
                  skip_sequence_ids: bool = False, max_errors: int = 0, trace_level: int = 1,
                  chunk_size_in_bytes: int = DEFAULT_CHUNK_SIZE, cache_index: bool = False,
                  precision: str = "float", keep_data_in_memory: bool = False,
                  impl: str = "native", progress: Callable[[int, int], object] | None = None,
                  on_error: Callable[[str], object] | None = None) -> None:
         self.path = Path(filename)
+        if streams is None:  # beyond CNTK: the inputs found by a survey of the file
+            streams = survey_stream_defs(filename)
         self._defs = as_stream_defs(streams)
         self._aliases = _check_aliases(self._defs)
         self._main = _main_stream(self._defs)
@@ -202,7 +207,7 @@ class CTFDeserializer(Deserializer):
     @property
     def streams(self) -> list[StreamInformation]:
         return [StreamInformation(name, i, sd.dim, sd.is_sparse, np.dtype(self._dtype),
-                                  sd.defines_mb_size)
+                                  sd.defines_mb_size, sample_shape=sd.sample_shape)
                 for i, (name, sd) in enumerate(self._defs.items())]
 
     @property

@@ -9,8 +9,8 @@
 # (the engine's walk, locate, first-fit and gather kernels). All run at the same time,
 # so the default finishes in well under a minute. Binaries, logs and crash
 # artifacts go to fuzz-build/ (git-ignored); the corpus lives in a temporary
-# folder seeded from cpp/fuzz/corpus/ and, when present, the CNTK reader test
-# files under ../shared/data/cntk-ctf/. Exits non-zero when a target crashes,
+# folder seeded from cpp/fuzz/corpus/ and the CNTK reader test files shipped in
+# tests/data/cntk-ctf/. Exits non-zero when a target crashes,
 # traps, leaks, times out or fails to build.
 #
 # Environment: FUZZ_CXX (default clang++), FUZZ_CXXFLAGS (extra compiler flags),
@@ -76,7 +76,7 @@ mkdir -p "$work/ctf_fuzz" "$work/randomizer_fuzz" "$work/engine_fuzz"
 cp cpp/fuzz/corpus/* "$work/ctf_fuzz/"
 # ... and the CNTK reader test files, raw (their first bytes become the
 # options) and behind two headers that name their streams (F0/F1/F2 and F/L).
-cntk="$root/../shared/data/cntk-ctf/Tests/UnitTests/ReaderTests/Data/CNTKTextFormatReader"
+cntk="$root/tests/data/cntk-ctf/Tests/UnitTests/ReaderTests/Data/CNTKTextFormatReader"
 cntk_count=0
 if [ -d "$cntk" ]; then
   for f in "$cntk"/*.txt; do

@@ -38,20 +38,7 @@ void require(bool ok, const std::string& message) {
   if (!ok) throw nb::value_error(message.c_str());
 }
 
-nb::dict build_index(Vec1<uint8_t> data, bool skip_sequence_ids, const std::string& main_alias,
-                     nb::object progress) {
-  mb::ctf::IndexOptions options{skip_sequence_ids, main_alias};
-  std::function<bool(int64_t)> report = [&progress](int64_t done) {
-    nb::gil_scoped_acquire acquire;
-    if (PyErr_CheckSignals() != 0) throw nb::python_error();
-    if (!progress.is_none()) progress(done);
-    return true;
-  };
-  mb::ctf::IndexResult result;
-  {
-    nb::gil_scoped_release release;
-    result = mb::ctf::build_index(data.data(), data.shape(0), options, report);
-  }
+nb::dict index_result(mb::ctf::IndexResult&& result) {
   nb::dict out;
   out["status"] = int(result.status);
   out["status_offset"] = result.status_offset;
@@ -67,6 +54,52 @@ nb::dict build_index(Vec1<uint8_t> data, bool skip_sequence_ids, const std::stri
   out["dropped_offsets"] = to_numpy(std::move(result.dropped_offsets));
   out["dropped_lines"] = to_numpy(std::move(result.dropped_lines));
   return out;
+}
+
+nb::dict build_index(Vec1<uint8_t> data, bool skip_sequence_ids, const std::string& main_alias,
+                     nb::object progress) {
+  mb::ctf::IndexOptions options{skip_sequence_ids, main_alias};
+  std::function<bool(int64_t)> report = [&progress](int64_t done) {
+    nb::gil_scoped_acquire acquire;
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    if (!progress.is_none()) progress(done);
+    return true;
+  };
+  mb::ctf::IndexResult result;
+  {
+    nb::gil_scoped_release release;
+    result = mb::ctf::build_index(data.data(), data.shape(0), options, report);
+  }
+  return index_result(std::move(result));
+}
+
+// The streaming indexer: blocks read with pread are fed one after another.
+void bind_streaming_indexer(nb::module_& m) {
+  using Indexer = mb::ctf::StreamingIndexer;
+  nb::class_<Indexer>(m, "CtfIndexer")
+      .def("__init__",
+           [](Indexer* self, bool skip_sequence_ids, const std::string& main_alias) {
+             new (self) Indexer(mb::ctf::IndexOptions{skip_sequence_ids, main_alias});
+           },
+           "skip_sequence_ids"_a, "main_alias"_a)
+      .def("feed",
+           [](Indexer& self, Vec1<uint8_t> data, int64_t base_offset, bool final) {
+             require(base_offset == self.consumed(),
+                     "base_offset should be where the previous block was consumed");
+             nb::gil_scoped_release release;
+             return self.feed(data.data(), data.shape(0), base_offset, final);
+           },
+           "data"_a, "base_offset"_a, "final"_a)
+      .def_prop_ro("status", [](const Indexer& self) { return int(self.status()); })
+      .def_prop_ro("consumed", [](const Indexer& self) { return self.consumed(); })
+      .def("finish", [](Indexer& self) {
+        mb::ctf::IndexResult result;
+        {
+          nb::gil_scoped_release release;
+          result = self.finish();
+        }
+        return index_result(std::move(result));
+      });
 }
 
 using IntArray = nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
@@ -166,7 +199,8 @@ std::vector<mb::ctf::StreamSpec> stream_specs(const std::vector<std::string>& al
 nb::dict parse(Vec1<uint8_t> data, int64_t base_offset, Vec1<int64_t> offsets, Vec1<int64_t> sizes,
                Vec1<int64_t> rows, Vec1<int64_t> lines, const std::vector<std::string>& aliases,
                const std::vector<int64_t>& dims, const std::vector<bool>& sparse,
-               int32_t main_stream, bool is_double, int64_t error_limit, int64_t warning_limit) {
+               int32_t main_stream, bool is_double, int64_t error_limit, int64_t warning_limit,
+               bool skip_incomplete) {
   const auto specs = stream_specs(aliases, dims, sparse, main_stream, error_limit);
   const auto seqs = spans({offsets, sizes, rows, lines}, data.shape(0));
   mb::ctf::ParseRequest request;
@@ -178,6 +212,7 @@ nb::dict parse(Vec1<uint8_t> data, int64_t base_offset, Vec1<int64_t> offsets, V
   request.main_stream = main_stream;
   request.error_limit = error_limit;
   request.warning_limit = warning_limit;
+  request.skip_incomplete = skip_incomplete;
   if (is_double) {
     mb::ctf::ParseResult<double> result;
     {
@@ -203,7 +238,7 @@ void bind_streaming_parser(nb::module_& m, const char* name) {
            [](Parser* self, const std::vector<std::string>& aliases, const std::vector<int64_t>& dims,
               const std::vector<bool>& sparse, int32_t main_stream, int64_t error_limit,
               int64_t warning_limit, uint64_t rows_hint, uint64_t bytes_hint,
-              uint64_t sequences_hint) {
+              uint64_t sequences_hint, bool skip_incomplete) {
              mb::ctf::ParseSettings settings;
              settings.main_stream = main_stream;
              settings.error_limit = error_limit;
@@ -211,10 +246,11 @@ void bind_streaming_parser(nb::module_& m, const char* name) {
              settings.rows_hint = rows_hint;
              settings.bytes_hint = bytes_hint;
              settings.sequences_hint = sequences_hint;
+             settings.skip_incomplete = skip_incomplete;
              new (self) Parser(stream_specs(aliases, dims, sparse, main_stream, error_limit), settings);
            },
            "aliases"_a, "dims"_a, "sparse"_a, "main_stream"_a, "error_limit"_a, "warning_limit"_a,
-           "rows_hint"_a, "bytes_hint"_a, "sequences_hint"_a)
+           "rows_hint"_a, "bytes_hint"_a, "sequences_hint"_a, "skip_incomplete"_a = false)
       .def("feed",
            [](Parser& self, Vec1<uint8_t> data, int64_t base_offset, Vec1<int64_t> offsets,
               Vec1<int64_t> sizes, Vec1<int64_t> rows, Vec1<int64_t> lines) {
@@ -360,12 +396,13 @@ NB_MODULE(_native, m) {
   m.def("ctf_chunk_starts", &chunk_starts, "offsets"_a, "sizes"_a, "max_chunk"_a);
   m.def("ctf_parse", &parse, "data"_a, "base_offset"_a, "offsets"_a, "sizes"_a, "rows"_a,
         "lines"_a, "aliases"_a, "dims"_a, "sparse"_a, "main_stream"_a, "is_double"_a,
-        "error_limit"_a, "warning_limit"_a);
+        "error_limit"_a, "warning_limit"_a, "skip_incomplete"_a = false);
   m.def("ctf_survey", &survey, "data"_a);
   m.def("gather_dense", &gather_dense, "values"_a, "row_bytes"_a, "source"_a, "start"_a, "length"_a);
   m.def("gather_csr", &gather_csr, "values"_a, "indices"_a, "indptr"_a, "value_bytes"_a,
         "index_bytes"_a, "source"_a, "start"_a, "length"_a);
   m.def("sequence_ranges", &sequence_ranges, "offsets"_a, "source"_a, "within"_a);
+  bind_streaming_indexer(m);
   bind_streaming_parser<float>(m, "CtfParserFloat");
   bind_streaming_parser<double>(m, "CtfParserDouble");
   m.def("block_randomize", &block_randomize, "chunk_sequences"_a, "chunk_samples"_a, "window"_a,

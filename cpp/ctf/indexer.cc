@@ -1,8 +1,10 @@
 // CTF indexer implementation (see indexer.h).
 #include "indexer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 #include "bytes.h"
 
@@ -62,125 +64,186 @@ LineInfo classify(const uint8_t* p, const uint8_t* end, const std::string& main_
   return info;
 }
 
-class Indexer {
- public:
-  Indexer(const uint8_t* data, size_t size, const IndexOptions& options,
-          const std::function<bool(int64_t)>& progress)
-      : data_(data), end_(data + size), options_(options), progress_(progress) {}
+}  // namespace
 
-  IndexResult run() {
-    if (!start()) return std::move(out_);
-    int64_t next_report = kProgressStep;
-    for (const uint8_t* p = begin_; p < end_;) {
-      const uint8_t* eol = find_byte(p, end_, kRowDelimiter);
-      const uint8_t* next = eol < end_ ? eol + 1 : end_;
-      if (!line(p, eol, next)) return std::move(out_);
-      ++line_;
+struct StreamingIndexer::Impl {
+  explicit Impl(const IndexOptions& options) : options(options) {}
+
+  size_t feed(const uint8_t* data, size_t size, int64_t base_offset, bool final) {
+    if (finished) throw std::logic_error("this indexer has already finished");
+    if (base_offset != consumed) {
+      throw std::invalid_argument("a block should start where the previous one was consumed");
+    }
+    if (out.status != IndexStatus::kOk || size == 0) return 0;
+    const uint8_t* end = data + size;
+    if (!final) {  // whole lines only: stop after the last '\n'
+      const uint8_t* q = end;
+      while (q > data && q[-1] != kRowDelimiter) --q;
+      end = q;
+      if (end == data) return 0;
+    }
+    data_ = data;
+    base_ = base_offset;
+    const uint8_t* p = data;
+    if (!started && !start(&p, end)) return size_t(end - data);
+    while (p < end) {
+      const uint8_t* eol = find_byte(p, end, kRowDelimiter);
+      const uint8_t* next = eol < end ? eol + 1 : end;
+      if (!line(p, eol, next)) return size_t(end - data);
+      ++line_no;
       p = next;
-      if (p - data_ >= next_report) {
-        next_report += kProgressStep;
-        if (progress_ && !progress_(p - data_)) return fail(IndexStatus::kCancelled, p);
+    }
+    consumed += end - data;
+    return size_t(end - data);
+  }
+
+  IndexResult finish() {
+    if (finished) throw std::logic_error("this indexer has already finished");
+    finished = true;
+    if (out.status == IndexStatus::kOk) {
+      if (!started) {
+        out.status = IndexStatus::kEmptyFile;
+        out.status_offset = consumed;
+        out.status_line = line_no;
+      } else {
+        close_sequence(consumed);
+        out.total_lines = line_no - 1;
       }
     }
-    close_sequence(end_);
-    out_.total_lines = line_ - 1;
-    return std::move(out_);
+    return std::move(out);
   }
 
- private:
-  IndexResult&& fail(IndexStatus status, const uint8_t* at) {
-    out_.status = status;
-    out_.status_offset = at - data_;
-    out_.status_line = line_;
-    return std::move(out_);
+  bool fail(IndexStatus status, const uint8_t* at) {
+    out.status = status;
+    out.status_offset = offset(at);
+    out.status_line = line_no;
+    return false;
   }
 
-  // Skips the BOM and leading whitespace and chooses the mode.
-  bool start() {
-    const uint8_t* p = data_;
-    if (p == end_) return fail(IndexStatus::kEmptyFile, p), false;
-    if (end_ - p >= 2 && ((p[0] == 0xFF && p[1] == 0xFE) || (p[0] == 0xFE && p[1] == 0xFF))) {
-      return fail(IndexStatus::kUtf16Bom, p), false;
+  int64_t offset(const uint8_t* at) const { return base_ + (at - data_); }
+
+  // Skips the BOM and leading whitespace (across blocks) and chooses the mode.
+  bool start(const uint8_t** at, const uint8_t* end) {
+    const uint8_t* p = *at;
+    if (base_ == 0) {
+      if (end - p >= 2 && ((p[0] == 0xFF && p[1] == 0xFE) || (p[0] == 0xFE && p[1] == 0xFF))) {
+        return fail(IndexStatus::kUtf16Bom, p);
+      }
+      if (end - p >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) p += 3;
     }
-    if (end_ - p >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) p += 3;
-    for (; p < end_ && is_space(*p); ++p) {
-      if (*p == kRowDelimiter) ++line_;
+    for (; p < end && is_space(*p); ++p) {
+      if (*p == kRowDelimiter) ++line_no;
     }
-    if (p == end_) return fail(IndexStatus::kEmptyFile, p), false;
-    out_.line_mode = options_.skip_sequence_ids || *p == kNamePrefix;
-    begin_ = p;
+    *at = p;
+    if (p == end) {
+      consumed += end - data_;
+      return false;
+    }
+    started = true;
+    out.line_mode = options.skip_sequence_ids || *p == kNamePrefix;
     return true;
   }
 
   bool line(const uint8_t* p, const uint8_t* eol, const uint8_t* next) {
-    const LineInfo info = classify(p, eol, options_.main_alias);
+    const LineInfo info = classify(p, eol, options.main_alias);
     if (!info.is_row) {
-      ++out_.ignored_lines;
+      ++out.ignored_lines;
       return true;
     }
-    const bool counts = options_.main_alias.empty() || info.has_main;
-    if (out_.line_mode) {
+    const bool counts = options.main_alias.empty() || info.has_main;
+    if (out.line_mode) {
       if (counts) {
-        push(uint64_t(line_ - 1), p, next - p, 1, line_);
+        push(uint64_t(line_no - 1), offset(p), next - p, 1, line_no);
       } else {
-        out_.dropped_offsets.push_back(p - data_);
-        out_.dropped_lines.push_back(line_);
+        out.dropped_offsets.push_back(offset(p));
+        out.dropped_lines.push_back(line_no);
       }
       return true;
     }
-    if (info.has_id && info.id_overflow) return fail(IndexStatus::kSequenceIdOverflow, p), false;
-    if (info.has_id && (!open_ || info.id != key_)) {
-      close_sequence(p);
-      open_ = true;
-      key_ = info.id;
-      seq_start_ = p;
-      seq_line_ = line_;
-      seq_rows_ = 0;
-    } else if (!open_) {
-      return fail(IndexStatus::kExpectedSequenceId, p), false;
+    if (info.has_id && info.id_overflow) return fail(IndexStatus::kSequenceIdOverflow, p);
+    if (info.has_id && (!open || info.id != key)) {
+      close_sequence(offset(p));
+      open = true;
+      key = info.id;
+      seq_start = offset(p);
+      seq_line = line_no;
+      seq_rows = 0;
+    } else if (!open) {
+      return fail(IndexStatus::kExpectedSequenceId, p);
     }
-    if (counts) ++seq_rows_;
+    if (counts) ++seq_rows;
     return true;
   }
 
-  void close_sequence(const uint8_t* end) {
-    if (!open_) return;
-    open_ = false;
-    if (seq_rows_ == 0) {
-      out_.dropped_offsets.push_back(seq_start_ - data_);
-      out_.dropped_lines.push_back(seq_line_);
+  void close_sequence(int64_t end) {
+    if (!open) return;
+    open = false;
+    if (seq_rows == 0) {
+      out.dropped_offsets.push_back(seq_start);
+      out.dropped_lines.push_back(seq_line);
       return;
     }
-    push(key_, seq_start_, end - seq_start_, seq_rows_, seq_line_);
+    push(key, seq_start, end - seq_start, seq_rows, seq_line);
   }
 
-  void push(uint64_t key, const uint8_t* start, int64_t size, int64_t rows, int64_t line) {
-    out_.keys.push_back(key);
-    out_.offsets.push_back(start - data_);
-    out_.sizes.push_back(size);
-    out_.rows.push_back(rows);
-    out_.lines.push_back(line);
+  void push(uint64_t k, int64_t start, int64_t size, int64_t rows, int64_t line) {
+    out.keys.push_back(k);
+    out.offsets.push_back(start);
+    out.sizes.push_back(size);
+    out.rows.push_back(rows);
+    out.lines.push_back(line);
   }
 
-  const uint8_t* data_;
-  const uint8_t* end_;
-  const uint8_t* begin_ = nullptr;
-  const IndexOptions& options_;
-  const std::function<bool(int64_t)>& progress_;
-  IndexResult out_;
-  int64_t line_ = 1;
-  bool open_ = false;
-  uint64_t key_ = 0;
-  const uint8_t* seq_start_ = nullptr;
-  int64_t seq_line_ = 0;
-  int64_t seq_rows_ = 0;
+  const IndexOptions options;
+  IndexResult out;
+  const uint8_t* data_ = nullptr;  // the current block
+  int64_t base_ = 0;               // its file offset
+  int64_t consumed = 0;
+  bool started = false;
+  bool finished = false;
+  int64_t line_no = 1;
+  bool open = false;
+  uint64_t key = 0;
+  int64_t seq_start = 0;
+  int64_t seq_line = 0;
+  int64_t seq_rows = 0;
 };
 
-}  // namespace
+StreamingIndexer::StreamingIndexer(const IndexOptions& options) : impl_(new Impl(options)) {}
+
+StreamingIndexer::~StreamingIndexer() { delete impl_; }
+
+size_t StreamingIndexer::feed(const uint8_t* data, size_t size, int64_t base_offset, bool final) {
+  return impl_->feed(data, size, base_offset, final);
+}
+
+IndexStatus StreamingIndexer::status() const { return impl_->out.status; }
+
+int64_t StreamingIndexer::consumed() const { return impl_->consumed; }
+
+IndexResult StreamingIndexer::finish() { return impl_->finish(); }
 
 IndexResult build_index(const uint8_t* data, size_t size, const IndexOptions& options,
                         const std::function<bool(int64_t)>& progress) {
-  return Indexer(data, size, options, progress).run();
+  StreamingIndexer indexer(options);
+  size_t done = 0;
+  while (done < size && indexer.status() == IndexStatus::kOk) {
+    size_t stop = std::min(size, done + size_t(kProgressStep));
+    if (stop < size) {  // extend to the end of the line
+      const uint8_t* nl = find_byte(data + stop - 1, data + size, kRowDelimiter);
+      stop = nl < data + size ? size_t(nl - data) + 1 : size;
+    }
+    indexer.feed(data + done, stop - done, int64_t(done), stop == size);
+    done = stop;
+    if (done < size && progress && indexer.status() == IndexStatus::kOk && !progress(done)) {
+      IndexResult out = indexer.finish();
+      out.status = IndexStatus::kCancelled;
+      out.status_offset = int64_t(done);
+      return out;
+    }
+  }
+  return indexer.finish();
 }
+
 
 }  // namespace mb::ctf

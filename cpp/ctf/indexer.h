@@ -45,8 +45,34 @@ struct IndexResult {
   Buffer<int64_t> dropped_lines;
 };
 
-// `progress(bytes_done)` is called every 16 MiB; returning
-// false cancels the scan (status kCancelled).
+// Indexes a file fed as consecutive byte blocks, so that the caller reads it
+// with pread into a small buffer (no mapping: a mapped file that shrinks
+// kills the process with SIGBUS). `feed` indexes the whole lines of a block
+// and returns how many bytes it consumed: up to and including the last '\n',
+// or everything when `final` is set. The caller passes the unconsumed tail
+// again at the start of the next block. Once the status is not kOk, feeds
+// consume nothing more.
+class StreamingIndexer {
+ public:
+  explicit StreamingIndexer(const IndexOptions& options);
+  ~StreamingIndexer();
+  StreamingIndexer(const StreamingIndexer&) = delete;
+  StreamingIndexer& operator=(const StreamingIndexer&) = delete;
+
+  // `data[0]` is at file offset `base_offset`, which must equal the bytes
+  // consumed so far.
+  size_t feed(const uint8_t* data, size_t size, int64_t base_offset, bool final);
+  IndexStatus status() const;
+  int64_t consumed() const;
+  IndexResult finish();  // moves the result out; the indexer is spent
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+// One-shot indexing of a buffer. `progress(bytes_done)` is called every
+// 16 MiB; returning false cancels the scan (status kCancelled).
 IndexResult build_index(const uint8_t* data, size_t size, const IndexOptions& options,
                         const std::function<bool(int64_t)>& progress);
 

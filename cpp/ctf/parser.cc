@@ -74,9 +74,19 @@ class ChunkParser {
                               int64_t(sequence_), a, b});
   }
 
+  void charge() {
+    if (++result_.errors >= set_.error_limit) result_.aborted = true;
+  }
+
+  // A charged issue. Every error but a duplicate input (whose sample is kept)
+  // rejects a sample or a row: what follows from it is not charged again.
   void error(IssueCode code, int32_t stream, const uint8_t* at, int64_t a = 0, int64_t b = 0) {
     issue(code, stream, at, a, b);
-    if (++result_.errors >= set_.error_limit) result_.aborted = true;
+    if (code != IssueCode::kDuplicateInput) {
+      ++row_rejections_;
+      ++sequence_rejections_;
+    }
+    charge();
   }
 
   int64_t byte_at(const uint8_t* at) const { return at < end_ ? int64_t(*at) : -1; }
@@ -264,6 +274,7 @@ class ChunkParser {
     const uint8_t* row_start = p_;
     while (p_ < end_ && is_digit(*p_)) ++p_;
     std::fill(seen_.begin(), seen_.end(), 0);
+    row_rejections_ = 0;
     bool content = false;
     int samples = 0;
     while (!result_.aborted) {
@@ -277,10 +288,8 @@ class ChunkParser {
       }
       samples += sample(&content);
     }
-    if (content) {
-      if (samples == 0 && !result_.aborted) {
-        error(IssueCode::kRowWithoutSamples, -1, row_start);
-      }
+    if (content && samples == 0 && row_rejections_ == 0 && !result_.aborted) {
+      error(IssueCode::kRowWithoutSamples, -1, row_start);
     }
     if (p_ < end_) {
       ++p_;
@@ -292,24 +301,34 @@ class ChunkParser {
     const uint8_t* seq_start = data_ + span.offset;
     line_ = span.line;
     int64_t longest = 0;
+    int32_t empty = -1;
     for (size_t k = 0; k < specs_.size(); ++k) {
       auto& out = result_.streams[k];
       const int64_t n = out.samples - start_samples[k];
       out.sequence_samples.push_back(n);
-      if (n == 0) {
-        issue(IssueCode::kEmptyInput, int32_t(k), seq_start);
-        result_.aborted = true;
-        return;
-      }
+      if (n == 0 && empty < 0) empty = int32_t(k);
       if (set_.main_stream < 0 || set_.main_stream == int32_t(k)) longest = std::max(longest, n);
     }
-    if (longest < span.rows) error(IssueCode::kTooFewSamples, -1, seq_start, longest, span.rows);
+    if (empty >= 0) {
+      const bool follows = sequence_rejections_ > 0;
+      issue(IssueCode::kEmptyInput, empty, seq_start, follows ? 1 : 0);
+      if (!set_.skip_incomplete) {
+        result_.aborted = true;
+      } else if (!follows) {
+        charge();
+      }
+      return;
+    }
+    if (longest < span.rows && sequence_rejections_ == 0) {
+      error(IssueCode::kTooFewSamples, -1, seq_start, longest, span.rows);
+    }
   }
 
   void parse_sequence(const SequenceSpan& span) {
     p_ = data_ + span.offset;
     end_ = p_ + span.size;
     line_ = span.line;
+    sequence_rejections_ = 0;
     std::vector<int64_t> start_samples(specs_.size());
     for (size_t k = 0; k < specs_.size(); ++k) start_samples[k] = result_.streams[k].samples;
     while (p_ < end_ && !result_.aborted) row();
@@ -324,6 +343,8 @@ class ChunkParser {
   const uint8_t* p_ = nullptr;
   const uint8_t* end_ = nullptr;
   int64_t line_ = 0;
+  int64_t row_rejections_ = 0;       // samples or rows rejected by errors in this row
+  int64_t sequence_rejections_ = 0;  // ... in this sequence
   size_t sequence_ = 0;  // across all blocks
   const uint8_t* data_ = nullptr;
   int64_t base_offset_ = 0;
@@ -375,6 +396,7 @@ ParseResult<T> parse_chunk(const ParseRequest& request, const std::vector<Stream
   settings.main_stream = request.main_stream;
   settings.error_limit = request.error_limit;
   settings.warning_limit = request.warning_limit;
+  settings.skip_incomplete = request.skip_incomplete;
   settings.bytes_hint = request.size;
   settings.sequences_hint = request.count;
   for (size_t s = 0; s < request.count; ++s) {

@@ -35,10 +35,17 @@ enum class IssueCode : int32_t {
   kSparseIndexRange = 8,     // a = index, b = dim
   kSparseColonMissing = 9,   // a = offending byte (-1 at end), b = index
   kDuplicateInput = 10,      // stream repeated on one row
-  kRowWithoutSamples = 11,   // a row whose samples all failed or were unknown
-  kTooFewSamples = 12,       // a = samples of the longest defining stream, b = rows
-  // Fatal regardless of the budget.
-  kEmptyInput = 20,          // a stream has no sample in a sequence
+  kRowWithoutSamples = 11,   // a row with content but no sample, none of it rejected by an
+                             // error above (e.g. only unknown inputs); a row that lost its
+                             // samples to errors is not charged again
+  kTooFewSamples = 12,       // a = samples of the longest defining stream, b = rows; only
+                             // when no sample or row of the sequence was rejected
+  // A stream has no sample in a sequence (the first such stream). Fatal unless
+  // skip_incomplete is set; then the sequence is skipped, and the issue is
+  // charged when a == 0 (no sample or row of the sequence was rejected, so the
+  // stream is simply missing) and not when a == 1 (it follows from errors
+  // charged above).
+  kEmptyInput = 20,
   // Warnings, never charged.
   kDenseShort = 30,          // a = values found, b = dim (zero-filled)
   kUnknownInput = 31,        // a = name length, b = occurrences in this call
@@ -71,6 +78,7 @@ struct ParseRequest {
   int32_t main_stream = -1;  // stream that defines the minibatch size, or -1
   int64_t error_limit = 1;   // stop once this many errors are recorded
   int64_t warning_limit = 64;
+  bool skip_incomplete = false;  // a sequence without a sample of some stream is skipped
 };
 
 template <typename T>
@@ -87,7 +95,7 @@ template <typename T>
 struct ParseResult {
   std::vector<StreamBuffers<T>> streams;
   std::vector<Issue> issues;
-  int64_t errors = 0;            // charged issues recorded
+  int64_t errors = 0;            // charged issues recorded (see IssueCode)
   int64_t dense_short = 0;       // all zero-filled samples (issues keep the first few)
   int64_t unknown_inputs = 0;    // all skipped samples of unknown names
   bool aborted = false;          // stopped early: error limit or fatal issue
@@ -101,6 +109,7 @@ struct ParseSettings {
   uint64_t rows_hint = 0;     // expected rows of the whole chunk (from the index)
   uint64_t bytes_hint = 0;    // bytes of the whole chunk
   uint64_t sequences_hint = 0;
+  bool skip_incomplete = false;  // see IssueCode::kEmptyInput
 };
 
 // Parses one chunk fed as consecutive blocks of whole sequences, so that the

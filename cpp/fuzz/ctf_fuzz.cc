@@ -11,7 +11,8 @@
 //                bit6    differential check of scan_number against strtod/strtof
 //                bit7    also parse every sequence in one request and compare
 //                        with the per-chunk results
-//   h[1]         streams = 1 + (h[1] & 3) % 3
+//   h[1]         streams = 1 + (h[1] & 3) % 3; bit2 skip_incomplete (a sequence
+//                without a sample of some stream is skipped instead of fatal)
 //   h[2..4]      stream k: bit3 sparse; bits0-2 dim code
 //                        dense  {1, 2, 3, 4, 5, 10, 100, 784}
 //                        sparse {1, 2, 3, 5, 100, 2^31, 2^31 + 1, 2^31 + 1 or
@@ -130,6 +131,7 @@ void run(const uint8_t* data, size_t size, const Options& o) {
   check_index(data, size, o, idx);
 
   Rng rng{fnv1a(data, size) ^ (uint64_t(o.seed_byte) << 56)};
+  check_streaming_index(data, size, o, idx, rng);
 
   if (idx.status == IndexStatus::kOk) {
     const size_t n = idx.offsets.size();
@@ -165,6 +167,7 @@ void run(const uint8_t* data, size_t size, const Options& o) {
       req.main_stream = o.main_stream;
       req.error_limit = o.error_limit;
       req.warning_limit = o.warning_limit;
+      req.skip_incomplete = o.skip_incomplete;
       const ParseResult<T> r = mb::ctf::parse_chunk<T>(req, o.streams);
       check_parse(req, o.streams, r, size);
       if (o.whole_file) concat.add(r);
@@ -183,6 +186,7 @@ void run(const uint8_t* data, size_t size, const Options& o) {
       req.main_stream = o.main_stream;
       req.error_limit = o.error_limit;
       req.warning_limit = o.warning_limit;
+      req.skip_incomplete = o.skip_incomplete;
       const ParseResult<T> whole = mb::ctf::parse_chunk<T>(req, o.streams);
       check_parse(req, o.streams, whole, size);
       compare_whole(concat, whole, o.streams);
@@ -211,6 +215,7 @@ void run(const uint8_t* data, size_t size, const Options& o) {
     req.main_stream = int32_t(rng.below(o.streams.size() + 1)) - 1;
     req.error_limit = rng.below(4) == 0 ? 1 + int64_t(rng.below(3)) : o.error_limit;
     req.warning_limit = o.warning_limit;
+    req.skip_incomplete = o.skip_incomplete;
     const ParseResult<T> r = mb::ctf::parse_chunk<T>(req, o.streams);
     check_parse(req, o.streams, r, size);
   }

@@ -45,6 +45,7 @@ struct Options {
   int32_t main_stream = -1;
   int64_t error_limit = 1;
   int64_t warning_limit = 64;
+  bool skip_incomplete = false;
   int64_t chunk_size = 1;
   int slices = 0;
   uint8_t seed_byte = 0;
@@ -65,6 +66,7 @@ Options decode(const uint8_t* h) {
   o.number_check = (h[0] >> 6) & 1;
   o.whole_file = (h[0] >> 7) & 1;
   const int count = 1 + (h[1] & 3) % 3;
+  o.skip_incomplete = (h[1] >> 2) & 1;
   for (int k = 0; k < count; ++k) {
     const uint8_t b = h[2 + k];
     StreamSpec s;
@@ -115,10 +117,22 @@ int64_t count_newlines(const uint8_t* p, const uint8_t* end) {
   return n;
 }
 
-bool is_charged(int32_t code) { return code >= 1 && code <= 12; }
+bool is_error_code(int32_t code) { return code >= 1 && code <= 12; }
+
+// Charged to the budget: the error codes, and a stream missing from a sequence
+// with nothing rejected in it when such sequences are skipped.
+bool is_charged(const Issue& is, bool skip_incomplete) {
+  return is_error_code(is.code) ||
+         (skip_incomplete && is.code == int32_t(IssueCode::kEmptyInput) && is.a == 0);
+}
+
+// Errors that reject a sample or a row (all but a duplicate input).
+bool rejects(int32_t code) {
+  return is_error_code(code) && code != int32_t(IssueCode::kDuplicateInput);
+}
 
 bool is_known_code(int32_t code) {
-  return is_charged(code) || code == int32_t(IssueCode::kEmptyInput) ||
+  return is_error_code(code) || code == int32_t(IssueCode::kEmptyInput) ||
          code == int32_t(IssueCode::kDenseShort) || code == int32_t(IssueCode::kUnknownInput);
 }
 
@@ -200,6 +214,48 @@ void check_index(const uint8_t* data, size_t size, const Options& o, const Index
   if (o.index.main_alias.empty()) CHECK(idx.dropped_offsets.empty());
 }
 
+// The streaming indexer fed in random blocks (each unconsumed tail passed
+// again, as the Python caller does) gives exactly the one-shot result.
+template <typename RngT>
+void check_streaming_index(const uint8_t* data, size_t size, const Options& o,
+                           const IndexResult& whole, RngT& rng) {
+  mb::ctf::StreamingIndexer indexer(o.index);
+  size_t done = 0, grow = 1;
+  while (done < size && indexer.status() == IndexStatus::kOk) {
+    // A random block; after a block without a complete line, a bigger one
+    // (as the Python caller grows its buffer for a long line).
+    const size_t want = grow * (1 + size_t(rng.below(rng.below(4) == 0 ? size - done : 64)));
+    size_t stop = std::min(size, done + want);
+    // Exact-size copy: ASan reports any read past the block.
+    const std::vector<uint8_t> block(data + done, data + stop);
+    const size_t consumed = indexer.feed(block.data(), block.size(), int64_t(done), stop == size);
+    CHECK(consumed <= block.size());
+    if (indexer.status() != IndexStatus::kOk) break;
+    if (stop == size) CHECK(consumed == block.size());
+    if (consumed > 0) CHECK(block[consumed - 1] == '\n' || stop == size);
+    done += consumed;
+    grow = consumed == 0 ? grow * 2 : 1;
+    CHECK(indexer.consumed() == int64_t(done));
+  }
+  const IndexResult r = indexer.finish();
+  CHECK(r.status == whole.status);
+  if (r.status != IndexStatus::kOk) {
+    CHECK(r.status_offset == whole.status_offset && r.status_line == whole.status_line);
+    return;
+  }
+  CHECK(r.line_mode == whole.line_mode && r.total_lines == whole.total_lines &&
+        r.ignored_lines == whole.ignored_lines);
+  CHECK(std::equal(r.keys.begin(), r.keys.end(), whole.keys.begin(), whole.keys.end()));
+  CHECK(std::equal(r.offsets.begin(), r.offsets.end(), whole.offsets.begin(), whole.offsets.end()));
+  CHECK(std::equal(r.sizes.begin(), r.sizes.end(), whole.sizes.begin(), whole.sizes.end()));
+  CHECK(std::equal(r.rows.begin(), r.rows.end(), whole.rows.begin(), whole.rows.end()));
+  CHECK(std::equal(r.lines.begin(), r.lines.end(), whole.lines.begin(), whole.lines.end()));
+  CHECK(std::equal(r.dropped_offsets.begin(), r.dropped_offsets.end(),
+                   whole.dropped_offsets.begin(), whole.dropped_offsets.end()));
+  CHECK(std::equal(r.dropped_lines.begin(), r.dropped_lines.end(), whole.dropped_lines.begin(),
+                   whole.dropped_lines.end()));
+}
+
 // ---------------------------------------------------------------------------
 // Parse invariants.
 
@@ -210,7 +266,34 @@ void check_parse(const ParseRequest& req, const std::vector<StreamSpec>& specs,
   // Issues.
   int64_t charged = 0, short_issues = 0, unknown_issues = 0, unknown_total = 0;
   bool fatal = false;
-  for (const Issue& is : r.issues) {
+  std::vector<int64_t> skipped;  // sequences without a sample of some stream (skip mode)
+  // Rejections so far in the current sequence (issues come in file order,
+  // except the unknown-input summaries appended at the end).
+  int64_t current = -1;
+  bool rejected_sequence = false;
+  std::vector<int64_t> rejected_lines;
+  for (size_t i = 0; i < r.issues.size(); ++i) {
+    const Issue& is = r.issues[i];
+    if (is.sequence != current) {
+      current = is.sequence;
+      rejected_sequence = false;
+      rejected_lines.clear();
+    }
+    // One location, one error: a row without samples or a sequence that is
+    // short or lost a stream is charged only when nothing in it was rejected.
+    const bool rejected_row = !rejected_lines.empty() && rejected_lines.back() == is.line;
+    if (is.code == int32_t(IssueCode::kRowWithoutSamples)) CHECK(!rejected_row);
+    if (is.code == int32_t(IssueCode::kTooFewSamples)) CHECK(!rejected_sequence);
+    if (is.code == int32_t(IssueCode::kEmptyInput)) {
+      CHECK(is.a == (rejected_sequence ? 1 : 0));
+      skipped.push_back(is.sequence);
+    }
+    if (rejects(is.code)) {
+      rejected_sequence = true;
+      if (rejected_lines.empty() || rejected_lines.back() != is.line) {
+        rejected_lines.push_back(is.line);
+      }
+    }
     CHECK(is_known_code(is.code));
     CHECK(is.stream >= -1 && is.stream < int32_t(specs.size()));
     CHECK(is.offset >= 0 && is.offset <= int64_t(file_size));
@@ -219,8 +302,8 @@ void check_parse(const ParseRequest& req, const std::vector<StreamSpec>& specs,
     const int64_t rel = is.offset - req.base_offset;
     CHECK(rel >= span.offset && rel <= span.offset + span.size);
     CHECK(is.line == span.line + count_newlines(req.data + span.offset, req.data + rel));
-    if (is_charged(is.code)) ++charged;
-    if (is.code == int32_t(IssueCode::kEmptyInput)) fatal = true;
+    if (is_charged(is, req.skip_incomplete)) ++charged;
+    if (is.code == int32_t(IssueCode::kEmptyInput) && !req.skip_incomplete) fatal = true;
     if (is.code == int32_t(IssueCode::kDenseShort)) {
       ++short_issues;
       CHECK(is.stream >= 0 && !specs[size_t(is.stream)].sparse);
@@ -277,8 +360,10 @@ void check_parse(const ParseRequest& req, const std::vector<StreamSpec>& specs,
     if (!r.aborted) {
       CHECK(s.sequence_samples.size() == req.count);
       int64_t sum = 0;
-      for (int64_t n : s.sequence_samples) {
-        CHECK(n > 0);
+      for (size_t q = 0; q < s.sequence_samples.size(); ++q) {
+        const int64_t n = s.sequence_samples[q];
+        CHECK(n >= 0);
+        if (n == 0) CHECK(std::find(skipped.begin(), skipped.end(), int64_t(q)) != skipped.end());
         sum += n;
       }
       CHECK(sum == s.samples);

@@ -6,8 +6,9 @@ Example:
     ['StreamDef', 'StreamDefs', 'StreamInformation']
 """
 
-from .errors import (CheckpointError, ConfigError, ErrorBudgetExceeded, FormatError,
-                     MinibatcherError, NotSupportedError, WorkerError)
+from .errors import (CheckpointError, ConfigError, ErrorBudgetExceeded, FileChangedError,
+                     FormatError, MinibatcherError, NotARegularFileError, NotSupportedError,
+                     WorkerError)
 from .engine.composite import CompositeDeserializer
 from .engine.minibatch import Minibatch, MinibatchData
 from .engine.options import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_SWEEP,
@@ -32,8 +33,10 @@ __all__ = [
     "CheckpointError",
     "ConfigError",
     "ErrorBudgetExceeded",
+    "FileChangedError",
     "FormatError",
     "MinibatcherError",
+    "NotARegularFileError",
     "NotSupportedError",
     "StreamDef",
     "StreamDefs",

@@ -125,12 +125,21 @@ class StreamChunk:
 class ChunkData:
     """All streams of one loaded chunk, in the deserializer's stream order.
 
+    ``skipped`` lists sequences (indices within the chunk) that must not be
+    delivered: a format may find a sequence unusable only when it parses it
+    (e.g. ``CTFDeserializer(skip_incomplete_sequences=True)``). They keep their
+    place on the timeline, so orders and checkpoints do not change; the
+    packers leave them out (and count nothing: the format counts them).
+
     Example:
         >>> ChunkData((StreamChunk.dense(np.zeros((1, 1)), [0, 1]),)).num_sequences
         1
+        >>> ChunkData((StreamChunk.dense(np.zeros((2, 1)), [0, 1, 2]),), skipped=(1,)).skipped
+        (1,)
     """
 
     streams: tuple[StreamChunk, ...]
+    skipped: tuple[int, ...] = ()
 
     @property
     def num_sequences(self) -> int:

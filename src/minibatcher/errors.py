@@ -54,6 +54,27 @@ class ErrorBudgetExceeded(FormatError):
     """
 
 
+class FileChangedError(MinibatcherError, OSError):
+    """A file changed (size, modification or status-change time) or was
+    truncated after a reader opened it: reading stops instead of mixing old
+    and new data.
+
+    Example:
+        >>> issubclass(FileChangedError, OSError)
+        True
+    """
+
+
+class NotARegularFileError(MinibatcherError, OSError, ValueError):
+    """A path names a directory, FIFO, socket or device instead of a regular
+    file (reading it by byte range is impossible, and a FIFO would block).
+
+    Example:
+        >>> issubclass(NotARegularFileError, OSError), issubclass(NotARegularFileError, ValueError)
+        (True, True)
+    """
+
+
 class CheckpointError(MinibatcherError, ValueError):
     """A checkpoint state cannot be restored into this source (other data,
     other options, or an unknown state version).

@@ -65,21 +65,30 @@ def test_max_errors_stops_early(write, capsys: pytest.CaptureFixture) -> None:
     assert "summary: reading stopped early" in out
 
 
-def test_fatal_problem_is_reported_and_exits_1(write, capsys: pytest.CaptureFixture) -> None:
+def test_incomplete_sequence_is_reported_and_exits_1(write, capsys: pytest.CaptureFixture) -> None:
     path = write("0 |x 1 |y 2\n1 |y 3\n")
     assert validate(path, "--stream", "x:1:dense", "--stream", "y:1:dense") == 1
     out = capsys.readouterr().out
-    assert "fatal error" in out and "input 'x' has no sample in sequence (key 1)" in out
+    assert "incomplete sequence 1: " in out and "input 'x' has no sample in sequence (key 1)" in out
+    assert "  lost a stream        1 sequence(s) without a sample of some stream" in out
 
 
-def test_fatal_problem_ends_only_its_chunk(write, capsys: pytest.CaptureFixture) -> None:
-    path = write("0 |y 2\n1 |x 1 |y 2\n2 |x 1 2 |y 3\n")
-    assert validate(path, "--stream", "x:1:dense", "--stream", "y:1:dense",
-                    "--chunk-size", "4") == 1
+def test_every_problem_is_reported_not_just_the_first_of_a_chunk(
+        write, capsys: pytest.CaptureFixture) -> None:
+    """A sequence that loses a stream used to end the reading of its chunk:
+    the problems after it in the same chunk were never reported."""
+    path = write("0 |y 2\n1 |x 1 |y 2\n2 |x 1 2 |y 3\n3 |y 4\n4 |x 7 x |y 5\n")
+    assert validate(path, "--stream", "x:1:dense", "--stream", "y:1:dense") == 1
     out = capsys.readouterr().out
-    assert "fatal error (the rest of chunk 0 is not read)" in out
-    assert "expected at most dim=1" in out  # found in a later chunk
-    assert "fatal problems       2" in out  # the too-long sample leaves x empty in 2
+    assert "fatal error" not in out
+    assert "input 'x' has no sample in sequence (key 0)" in out
+    assert "expected at most dim=1" in out  # sequence 2, after the first incomplete one
+    assert "input 'x' has no sample in sequence (key 2) (its samples were rejected" in out
+    assert "input 'x' has no sample in sequence (key 3)" in out
+    assert "incomplete sequence 3: see error 3 above" in out  # charged and skipped: shown once
+    assert f"{path}:5:" in out and "malformed number" in out
+    # errors: key 0 and key 3 lack x (2), the long sample (1), the bad number (1)
+    assert "summary: 4 error(s), 4 incomplete sequence(s)" in out
 
 
 def test_defines_mb_size_skips_sequences_without_it(write, capsys: pytest.CaptureFixture) -> None:

@@ -1,4 +1,4 @@
-"""minibatcher.config against CNTK's own reader-test config files (read-only, in ../shared)."""
+"""minibatcher.config against CNTK's own reader-test config files (shipped in tests/data)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,7 @@ from minibatcher.config import (
 )
 
 CONFIG_DIR = (
-    Path(__file__).resolve().parents[2]
-    / ".."
-    / "shared"
+    Path(__file__).resolve().parents[1]
     / "data"
     / "cntk-ctf"
     / "Tests"
@@ -28,11 +26,6 @@ CONFIG_DIR = (
     / "Config"
 )
 CTF_DIR = CONFIG_DIR / "CNTKTextFormatReader"
-
-pytestmark = pytest.mark.skipif(
-    not CTF_DIR.is_dir(),
-    reason=f"CNTK reader-test configs not found at {CTF_DIR} (needs ../shared next to the repo)",
-)
 
 THREE_FILES = ["dense.cntk", "edge_cases.cntk", "sparse.cntk"]
 OLDER_FILES = ["CNTKTextFormatReaderMNIST_Config.cntk", "CNTKTextFormatReaderSimple_Config.cntk"]

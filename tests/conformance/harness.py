@@ -13,8 +13,8 @@ from typing import Callable
 
 import numpy as np
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cntk-ctf"
-SUITE = SHARED / "Tests" / "UnitTests" / "ReaderTests"
+SHIPPED = Path(__file__).resolve().parents[1] / "data" / "cntk-ctf"  # tests/data/cntk-ctf
+SUITE = SHIPPED / "Tests" / "UnitTests" / "ReaderTests"
 CONFIGS = SUITE / "Config" / "CNTKTextFormatReader"
 DATA = SUITE / "Data" / "CNTKTextFormatReader"
 CONTROLS = SUITE / "Control" / "CNTKTextFormatReader"

@@ -12,11 +12,9 @@ import pytest
 
 from minibatcher import ErrorBudgetExceeded, MinibatchSource
 
-from .harness import (CONFIGS, CONTROLS, DATA, MAX_MINIBATCHES_PER_EPOCH, SUITE, control_tokens,
+from .harness import (CONFIGS, CONTROLS, DATA, MAX_MINIBATCHES_PER_EPOCH, control_tokens,
                       harness_names, print_minibatch, run_epochs, tokens)
 from .python_api import PYTHON_API
-
-pytestmark = pytest.mark.skipif(not SUITE.is_dir(), reason=f"CNTK's CTF suite is absent ({SUITE})")
 
 BOTH = ({}, {"defMBSize": "true"})
 CASES = [  # id, config, section, epoch size, minibatch size, epochs, control, variants

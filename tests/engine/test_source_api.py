@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from minibatcher import (FULL_DATA_SWEEP, INFINITELY_REPEAT, ConfigError, CTFDeserializer,
-                         MinibatchSource, StreamDef, StreamDefs)
+                         FormatError, MinibatchSource, StreamDef, StreamDefs)
 
 MBDATA_DENSE_1 = ("0  |S0 0   |S1 0\n0   |S0 1   |S1 1\n0   |S0 2\n0   |S0 3   |S1 3\n1   |S0 4\n"
                   "1   |S0 5   |S1 1\n1   |S0 6   |S1 2\n")
@@ -141,10 +141,22 @@ def test_minibatch_size_should_be_positive(write):
         src.next_minibatch(0)
 
 
-def test_frame_mode_rejects_sequences(write):
-    src = MinibatchSource(ctf(write(MBDATA_DENSE_1)), frame_mode=True, randomize=False)
-    with pytest.raises(Exception, match=r"frame_mode=True needs one-sample sequences, but sequence "
-                                        r"\(key 0\) has 4 samples in stream 'features'"):
+def test_frame_mode_rejects_sequences_when_the_source_is_built(write):
+    """The index knows every sequence's length: no need to wait for the first long one."""
+    path = write(MBDATA_DENSE_1)
+    with pytest.raises(FormatError, match=r"frame_mode=True needs one-sample sequences, but sequence "
+                                          r"\(key 0\) has 4 samples in .*\.ctf \(and 1 more\)"):
+        MinibatchSource(ctf(path), frame_mode=True, randomize=False)
+    late = "".join(f"{i} |S0 {i} |S1 {i}\n" for i in range(1000)) + "1000 |S0 1\n1000 |S0 2 |S1 1\n"
+    with pytest.raises(FormatError, match=r"sequence \(key 1000\) has 2 samples"):
+        MinibatchSource(ctf(write(late)), frame_mode=True, randomize=False)
+
+
+def test_frame_mode_still_checks_every_stream_when_packing(write):
+    # one row (budget length 1) but two samples of S0: only parsing can tell
+    src = MinibatchSource(ctf(write("|S0 1 |S0 2 |S1 1\n"), max_errors=1), frame_mode=True,
+                          randomize=False)
+    with pytest.raises(FormatError, match=r"sequence \(key 0\) has 2 samples in stream 'features'"):
         src.next_minibatch(10)
 
 

@@ -19,7 +19,6 @@ from typing import Callable, Iterator, Sequence
 from ..errors import ConfigError, FormatError
 from ..formats.ctf.auto_streams import stream_defs_from_survey, survey_file_blocks
 from ..formats.ctf.survey import StreamSurvey, survey  # noqa: F401 (the examples use survey)
-from ..formats.mapped_file import MappedFile
 from ..streams import StreamDef, StreamDefs
 
 #: Files above this size get progress bars (when tqdm is installed).
@@ -207,26 +206,6 @@ def progress_bar(total: int, desc: str, unit: str = "B",
     with tqdm(total=total, desc=desc, unit=unit, unit_scale=scale,
               unit_divisor=1024 if scale else 1000, file=sys.stderr, leave=False) as bar:
         yield lambda done: bar.update(max(0, done - bar.n))
-
-
-def releasing(mapped: MappedFile, update: Callable[[int], None]) -> Callable[[int], None]:
-    """A progress callback that also hands back the pages read so far
-    (``done`` grows), so that a pass over a large file keeps little resident.
-
-    Example:
-        >>> import tempfile
-        >>> p = Path(tempfile.mkdtemp()) / "f.ctf"; _ = p.write_bytes(b"|a 1\\n")
-        >>> seen = []; releasing(MappedFile(p), seen.append)(5); seen
-        [5]
-    """
-    released = [0]
-
-    def report(done: int) -> None:
-        mapped.release(released[0], done)
-        released[0] = max(released[0], done)
-        update(done)
-
-    return report
 
 
 def survey_file(path: Path) -> list[StreamSurvey]:

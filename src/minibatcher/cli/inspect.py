@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ..formats.ctf import build_ctf_index
+from ..formats.ctf import index_file
 from ..formats.ctf.deserializer import DEFAULT_CHUNK_SIZE
-from ..formats.mapped_file import MappedFile
+from ..formats.guarded_file import GuardedFile
 from . import common
 
 HELP = "show the streams, sequences, chunks and sequence lengths of a CTF file"
@@ -88,13 +88,13 @@ def collect(path: Path, *, skip_sequence_ids: bool, chunk_size: int) -> dict[str
         ('lines', 1, [{'min': 1, 'max': 1, 'count': 2}])
     """
     surveys = common.survey_file(path)
-    mapped = MappedFile(path)
-    with common.progress_bar(mapped.size, "index", enabled=mapped.size > common.LARGE_FILE) as bar:
-        index = build_ctf_index(str(path), mapped.data, skip_sequence_ids=skip_sequence_ids,
-                                main_alias="", impl="native",
-                                progress=common.releasing(mapped, bar))
-    starts = index.chunk_starts(chunk_size, mapped.size, "native")
-    return {"file": str(path), "size": mapped.size,
+    with GuardedFile(path, what="CTF file") as f, \
+            common.progress_bar(f.size, "index", enabled=f.size > common.LARGE_FILE) as bar:
+        index = index_file(f, skip_sequence_ids=skip_sequence_ids, main_alias="", impl="native",
+                           progress=bar)
+        size = f.size
+    starts = index.chunk_starts(chunk_size, size, "native")
+    return {"file": str(path), "size": size,
             "mode": "lines" if index.line_mode else "sequence ids",
             "sequences": index.num_sequences, "rows": int(index.rows.sum()),
             "chunks": len(starts) - 1, "chunk_size": chunk_size, "lines": index.total_lines,

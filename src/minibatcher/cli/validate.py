@@ -1,9 +1,13 @@
 """``minibatcher validate FILE``: parse every chunk and report every error.
 
-Errors are collected through ``CTFDeserializer(on_error=...)`` (each message
-names file:line:column and the byte offset and shows the line with a caret),
-followed by a summary of ``deserializer.stats``. Exit status 1 when there is
-any error or a fatal problem, 0 otherwise.
+Errors are collected through ``CTFDeserializer(on_error=..., on_skip=...)``
+(each message names file:line:column and the byte offset and shows the line
+with a caret), followed by a summary of ``deserializer.stats``. The file is
+read with ``skip_incomplete_sequences=True``, so that a sequence that lost a
+stream (fatal when training with the default options) is reported and
+reading goes on: every problem of the file is listed, not just the first of
+each chunk. Exit status 1 when there is any error or incomplete sequence, 0
+otherwise.
 
 Example:
     >>> import tempfile, pathlib
@@ -24,15 +28,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..errors import ErrorBudgetExceeded, FormatError
+from ..errors import ErrorBudgetExceeded, FileChangedError, FormatError
 from ..formats.ctf import CTFDeserializer
 from ..streams import StreamDefs
 from . import common
 
 HELP = "parse every chunk of a CTF file and report every error"
 DEFAULT_MAX_ERRORS = 1_000_000
-DEFAULT_CHUNK_SIZE = 1 << 20  # small chunks: a fatal problem hides at most this much
-_SUMMARY = (("errors", "errors"), ("zero_filled_samples", "zero-filled samples"),
+DEFAULT_CHUNK_SIZE = 1 << 20
+_SUMMARY = (("errors", "errors"), ("skipped_sequences", "lost a stream"),
+            ("zero_filled_samples", "zero-filled samples"),
             ("unknown_inputs", "unknown inputs"), ("dropped_sequences", "dropped sequences"),
             ("repeated_ids", "repeated ids"), ("ignored_lines", "ignored lines"))
 
@@ -63,8 +68,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--max-errors", type=int, default=DEFAULT_MAX_ERRORS, metavar="N",
                         help="report up to N errors, stop at the next one (default: %(default)s)")
     parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, metavar="BYTES",
-                        help="chunk size in bytes (default: %(default)s); a fatal problem ends "
-                             "the reading of its chunk only")
+                        help="chunk size in bytes (default: %(default)s)")
     return parser
 
 
@@ -78,7 +82,8 @@ def _streams(args: argparse.Namespace, path: Path) -> StreamDefs:
 
 
 class _Printer:
-    """Prints each error as it is charged (the ``on_error`` callback).
+    """Prints each error as it is charged (the ``on_error`` callback) or each
+    incomplete sequence (``on_skip``, with ``what="incomplete sequence"``).
 
     Example:
         >>> _Printer()("f.ctf:1:1 (byte offset 0): bad")
@@ -86,26 +91,33 @@ class _Printer:
         <BLANKLINE>
     """
 
-    def __init__(self) -> None:
-        self.count = 0
+    def __init__(self, what: str = "error", errors: "_Printer | None" = None) -> None:
+        self.what, self.count, self.errors = what, 0, errors
+        self.numbers: dict[str, int] = {}
 
     def __call__(self, message: str) -> None:
         self.count += 1
-        print(f"error {self.count}: {message}\n")
+        self.numbers[message] = self.count
+        if self.errors is not None and message in self.errors.numbers:  # printed just above
+            print(f"{self.what} {self.count}: see error {self.errors.numbers[message]} above\n")
+            return
+        print(f"{self.what} {self.count}: {message}\n")
 
 
-def _open(args: argparse.Namespace, path: Path, defs: StreamDefs, printer: _Printer,
+def _open(args: argparse.Namespace, path: Path, defs: StreamDefs, printers: tuple[_Printer, _Printer],
           large: bool) -> CTFDeserializer:
     with common.progress_bar(path.stat().st_size, "index", enabled=large) as update:
         return CTFDeserializer(
             path, defs, skip_sequence_ids=args.skip_sequence_ids, max_errors=args.max_errors,
             trace_level=0, chunk_size_in_bytes=args.chunk_size, precision=args.precision,
-            progress=lambda done, total: update(done), on_error=printer)
+            progress=lambda done, total: update(done), on_error=printers[0],
+            skip_incomplete_sequences=True, on_skip=printers[1])
 
 
 def _read_chunks(d: CTFDeserializer, large: bool) -> int:
-    """Parses every chunk; a fatal problem is printed and ends only its chunk.
-    Returns the number of fatal problems."""
+    """Parses every chunk; a fatal problem (none is expected: incomplete
+    sequences are skipped) is printed and ends only its chunk. Returns the
+    number of fatal problems."""
     chunks, fatal = d.table().num_chunks, 0
     with common.progress_bar(chunks, "chunks", unit="chunk", enabled=large) as update:
         for chunk_id in range(chunks):
@@ -129,33 +141,40 @@ def print_summary(stats: dict[str, Any], stopped: bool = False) -> None:
         ...                "dropped_sequences": 0, "repeated_ids": 0, "ignored_lines": 1})
         summary: OK, no errors
           errors               0
+          lost a stream        0
           zero-filled samples  2
           unknown inputs       z (3 samples)
           dropped sequences    0
           repeated ids         0
           ignored lines        1
     """
-    errors = stats["errors"]
+    errors, incomplete = stats["errors"], stats.get("skipped_sequences", 0)
     if stopped:
         print(f"summary: reading stopped early; {errors} error(s) before that")
+    elif errors == 0 and incomplete == 0:
+        print("summary: OK, no errors")
     else:
-        print("summary: OK, no errors" if errors == 0 else f"summary: {errors} error(s)")
+        print(f"summary: {errors} error(s), {incomplete} incomplete sequence(s)")
     for key, label in _SUMMARY:
-        value = stats[key]
+        value = stats.get(key, 0)
         if key == "unknown_inputs":
             value = ", ".join(f"{k} ({v} samples)" for k, v in value.items()) or "none"
+        elif key == "skipped_sequences" and value:
+            value = (f"{value} sequence(s) without a sample of some stream (fatal unless "
+                     "skip_incomplete_sequences=True)")
         print(f"  {label:<19}  {value}")
 
 
 def _validate(args: argparse.Namespace, path: Path, defs: StreamDefs, large: bool) -> int:
     printer, d, fatal, stopped = _Printer(), None, 0, False
+    skips = _Printer("incomplete sequence", errors=printer)
     try:
-        d = _open(args, path, defs, printer, large)
+        d = _open(args, path, defs, (printer, skips), large)
         fatal = _read_chunks(d, large)
     except ErrorBudgetExceeded as e:
         stopped = True
         print(f"stopped: more than --max-errors={args.max_errors} errors\n{e}\n")
-    except FormatError as e:
+    except (FormatError, FileChangedError) as e:
         stopped = True
         print(f"fatal error (reading stopped here):\n{e}\n")
     if d is None:
@@ -165,7 +184,7 @@ def _validate(args: argparse.Namespace, path: Path, defs: StreamDefs, large: boo
     print_summary(stats, stopped)
     if fatal:
         print(f"  {'fatal problems':<19}  {fatal} (the rest of their chunks was not read)")
-    return 1 if stopped or fatal or stats["errors"] or printer.count else 0
+    return 1 if stopped or fatal or stats["errors"] or printer.count or skips.count else 0
 
 
 def run(args: argparse.Namespace) -> int:

@@ -85,7 +85,8 @@ def _ctf(node: ConfigNode, paths: ConfigPaths, precision: str, trace_level: int,
         trace_level=trace_level,
         chunk_size_in_bytes=node.get_int("chunkSizeInBytes", _DEFAULT_CHUNK),
         cache_index=node.get_bool("cacheIndex", False), precision=precision,
-        keep_data_in_memory=node.get_bool("keepDataInMemory", False))
+        keep_data_in_memory=node.get_bool("keepDataInMemory", False),
+        skip_incomplete_sequences=node.get_bool("skipIncompleteSequences", False))
 
 
 def _legacy_randomization(reader: ConfigNode) -> dict[str, Any]:

@@ -97,12 +97,19 @@ class TruncatedBpttPacker(Packer):
         while self.truncation_length >= slot.available:
             selection = enumerator.next_sequences(UNLIMITED, 1)
             for sequence in selection.sequences:
-                slot.push(sequence, self._length(sequence), selection.end_of_sweep)
+                length = self._length(sequence)
+                if length:
+                    slot.push(sequence, length, selection.end_of_sweep)
+                elif selection.end_of_sweep and slot.items:  # skipped by the deserializer
+                    slot.items[-1][2] = True
             if selection.end_of_epoch:
                 return
 
     def _length(self, sequence: int) -> int:
         picks = self.reader.picks([sequence])
+        delivered = picks.delivered()
+        if delivered is not None and not delivered[0]:
+            return 0
         lengths = [int(picks.ranges(k)[1][0]) for k in range(len(self.reader.streams))]
         if len(set(lengths)) > 1:
             key = int(self.reader.table.keys[sequence])

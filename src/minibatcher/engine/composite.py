@@ -147,13 +147,17 @@ class CompositeDeserializer(Deserializer):
         one = np.zeros(len(within), dtype=np.int32)
         streams = [s if len(within) == s.num_sequences else _picked([s], one, within, info)
                    for s, info in zip(data.streams, self._infos[:n])]
+        skipped = np.isin(within, data.skipped) if data.skipped else np.zeros(len(within), bool)
         for k, part in enumerate(self.parts[1:]):
             chunks, source, picks = self._secondary_chunks(k, part, self._links[k][kept])
             infos = self._infos[n:n + len(part.streams)]
             streams += [_picked([c.streams[j] for c in chunks], source, picks, info)
                         for j, info in enumerate(infos)]
             n += len(part.streams)
-        return ChunkData(tuple(streams))
+            for i, chunk in enumerate(chunks):  # a part skipped its sequence: skip the joined one
+                if chunk.skipped:
+                    skipped |= (source == i) & np.isin(picks, chunk.skipped)
+        return ChunkData(tuple(streams), tuple(np.flatnonzero(skipped).tolist()))
 
     def _secondary_chunks(self, k: int, part: Deserializer,
                           picks: np.ndarray) -> tuple[list[ChunkData], np.ndarray, np.ndarray]:

@@ -97,6 +97,21 @@ class Picks:
         """First sample and length of every picked sequence in stream ``k``."""
         return sample_ranges(self.stream(k), self.source, self.within)
 
+    def delivered(self) -> np.ndarray | None:
+        """Mask of the picks their chunk does not skip (``ChunkData.skipped``);
+        None when nothing is skipped (the common case, no work)."""
+        if not any(c.skipped for c in self.chunks):
+            return None
+        skipped = np.zeros(len(self.source), dtype=bool)
+        for i, chunk in enumerate(self.chunks):
+            if chunk.skipped:
+                skipped |= (self.source == i) & np.isin(self.within, chunk.skipped)
+        return ~skipped
+
+    def subset(self, mask: np.ndarray) -> "Picks":
+        """The picks where ``mask`` is set."""
+        return Picks(self.chunks, self.source[mask], self.within[mask], self.ids)
+
 
 class Packer(abc.ABC):
     """Builds minibatches; its state (if any) is part of checkpoints."""
@@ -132,18 +147,24 @@ class SequencePacker(Packer):
             *minibatch_counts(size, cfg.num_workers, cfg.worker_rank, local_timeline))
         if not selection.sequences:
             return None, selection.end_of_epoch
-        return self.pack(selection), selection.end_of_epoch
+        return self.pack(selection), selection.end_of_epoch  # None: every sequence was skipped
 
     def layout(self, lengths: np.ndarray, stream: StreamInformation,
                keys: np.ndarray) -> SequenceLayout:
         """The stream's grid for these sequence lengths."""
         return SequenceLayout.first_fit(lengths)
 
-    def pack(self, selection: Selection) -> Minibatch:
-        """Gathers every stream of the selected sequences."""
+    def pack(self, selection: Selection) -> Minibatch | None:
+        """Gathers every stream of the selected sequences (None when the
+        deserializer skipped all of them)."""
         indices = selection.indices()
         picks = self.reader.picks(indices)
         keys = self.reader.table.keys[indices]
+        delivered = picks.delivered()
+        if delivered is not None:
+            if not delivered.any():
+                return None
+            picks, keys = picks.subset(delivered), keys[delivered]
         result = Minibatch()
         layouts: dict[bytes, SequenceLayout] = {}  # streams with equal lengths share one
         for k, info in enumerate(self.reader.streams):

@@ -17,8 +17,10 @@ import os
 from collections.abc import Mapping
 from typing import Any, Iterator, Sequence
 
-from ..deserializer import Deserializer
-from ..errors import ConfigError
+import numpy as np
+
+from ..deserializer import Deserializer, SequenceTable
+from ..errors import ConfigError, FormatError
 from ..streams import StreamInformation
 from ..user_deserializer import UserDeserializer, adapt
 from .bptt import TruncatedBpttPacker
@@ -29,7 +31,8 @@ from .minibatch import Minibatch
 from .options import (FULL_DATA_SWEEP, INFINITELY_REPEAT, SourceOptions, epoch_size_of)
 from .packers import FramePacker, Reader, SequencePacker
 from .schedule import ChunkSchedule
-from .state import STATE_VERSION, Fingerprint, digest, require
+from .state import (STATE_VERSION, Fingerprint, check_epoch, check_fields, check_int,
+                    check_position, check_slots, digest, require)
 
 __all__ = ["MinibatchSource", "StreamInfos", "INFINITELY_REPEAT", "FULL_DATA_SWEEP"]
 
@@ -110,6 +113,19 @@ def _as_deserializer(deserializers: Deserializer | Sequence[Deserializer],
     return items[0] if len(items) == 1 else CompositeDeserializer(items, trace_level)
 
 
+def _check_frames(table: SequenceTable, name: str) -> None:
+    """frame_mode needs one-sample sequences; the index knows the lengths, so
+    say so now rather than when the first long sequence is reached."""
+    long = np.flatnonzero(np.asarray(table.lengths) != 1)
+    if len(long):
+        i = int(long[0])
+        more = f" (and {len(long) - 1} more)" if len(long) > 1 else ""
+        raise FormatError(
+            f"frame_mode=True needs one-sample sequences, but sequence (key {int(table.keys[i])}) "
+            f"has {int(table.lengths[i])} samples in {name}{more}; use frame_mode=False to read "
+            "whole sequences")
+
+
 class MinibatchSource:
     """Reads minibatches from one or more deserializers (joined by sequence key).
 
@@ -150,6 +166,8 @@ class MinibatchSource:
             num_threads, prefetch_chunks)
         self._deserializer = _as_deserializer(deserializers, self.options.trace_level)
         self._table = self._deserializer.table()
+        if self.options.frame_mode:
+            _check_frames(self._table, self._deserializer.name)
         self._streams = StreamInfos(self._deserializer.streams)
         o = self.options
         self._enumerator = make_enumerator(self._table, o.order(), o.randomization_seed)
@@ -294,18 +312,22 @@ class MinibatchSource:
                 "enumerator": self._enumerator.get_state(), "packer": self._packer.get_state()}
 
     def restore_from_checkpoint(self, state: Mapping[str, Any]) -> None:
-        """Continues exactly where ``state`` was taken (any minibatch boundary)."""
+        """Continues exactly where ``state`` was taken (any minibatch boundary).
+
+        Every field is validated first; a damaged or edited state is a
+        :class:`CheckpointError` naming the field, and leaves the source as it was."""
         self.fingerprint().check(state)
-        epoch = require(state, "epoch")
+        epoch = check_epoch(require(state, "epoch"), MAX_EPOCH_SIZE)
         if epoch is None:
             self._started = False
             return
+        enumerator, packer = self._checked_positions(state, epoch)
         index, size, explicit = epoch
-        self._explicit_epoch = bool(explicit)
-        config = self._epoch_config(int(size), int(index)) if explicit else self._v2_epoch()
+        self._explicit_epoch = explicit
+        config = self._epoch_config(size, index) if explicit else self._v2_epoch()
         self._enumerator.config = config
-        self._enumerator.set_state(require(state, "enumerator"))
-        self._packer.set_state(require(state, "packer"))
+        self._enumerator.set_state(enumerator)
+        self._packer.set_state(packer)
         self._started, self._end = True, False
         self._schedules.clear()
         self._update_cache()
@@ -344,6 +366,28 @@ class MinibatchSource:
         self.close()
 
     # -- internals ------------------------------------------------------------------------------
+
+    def _checked_positions(self, state: Mapping[str, Any],
+                           epoch: tuple[int, int, bool]) -> tuple[dict[str, int], dict[str, Any]]:
+        """The enumerator and packer parts of ``state``, validated against the
+        timeline (positions at sequence starts, within the saved epoch)."""
+        enumerator = dict(check_fields("enumerator", require(state, "enumerator"),
+                                       set(self._enumerator.get_state())))
+        position = check_position(enumerator["position"], epoch, self._sequence_start)
+        if "counter_sweep" in enumerator:
+            check_int("enumerator.counter_sweep", enumerator["counter_sweep"], 0,
+                      position // self.sweep_size + 1)
+        packer = dict(check_fields("packer", require(state, "packer"),
+                                   set(self._packer.get_state())))
+        if "slots" in packer:
+            check_slots(packer["slots"], self._table.lengths)
+        return enumerator, packer
+
+    def _sequence_start(self, position: int) -> int:
+        """The first sequence start at or after sample ``position`` of the timeline."""
+        sweep, offset = divmod(position, self.sweep_size)
+        plan = self._enumerator.plan(sweep)
+        return sweep * self.sweep_size + int(plan.prefix[plan.position_of_sample(offset)])
 
     def _epoch_config(self, size: int, index: int) -> EpochConfig:
         return EpochConfig(size, index, self._workers[0], self._workers[1],

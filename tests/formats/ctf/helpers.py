@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -38,3 +40,10 @@ def read_all(d: CTFDeserializer) -> list[list[np.ndarray]]:
 def values(d: CTFDeserializer, stream: int = 0) -> list[list[float]]:
     """Flattened values per sequence of one stream."""
     return [seq.ravel().tolist() for seq in read_all(d)[stream]]
+
+
+def run_python(code: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Runs ``code`` in a fresh interpreter (for reproducers that used to kill
+    the process with SIGBUS or hang): a crash fails the test, never the run."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=timeout)

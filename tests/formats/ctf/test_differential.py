@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -40,6 +41,7 @@ configs = st.fixed_dictionaries({
     "double": st.booleans(),
     "error_limit": st.integers(1, 40),
     "skip_ids": st.booleans(),
+    "skip_incomplete": st.booleans(),
 })
 
 
@@ -64,7 +66,7 @@ def parse(kernels, data: bytes, spans: list[tuple[int, int, int, int]], cfg: dic
         [np.zeros(0, np.int64)] * 4
     return kernels.parse(np.frombuffer(data, np.uint8), 1000, offsets, sizes, rows, lines, aliases,
                          cfg["dims"], [bool(s) for s in cfg["sparse"][:n]], main, cfg["double"],
-                         cfg["error_limit"], 5)
+                         cfg["error_limit"], 5, skip_incomplete=cfg["skip_incomplete"])
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -106,7 +108,8 @@ def test_feeding_blocks_equals_one_request(data, cfg, cuts):
     main = cfg["main"] if cfg["main"] < n else -1
     for kernels in (NATIVE, PYTHON):
         parser = kernels.parser(["a", "b", "c"][:n], cfg["dims"], cfg["sparse"][:n], main,
-                                cfg["double"], cfg["error_limit"], 5)
+                                cfg["double"], cfg["error_limit"], 5,
+                                skip_incomplete=cfg["skip_incomplete"])
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             start, stop = spans[lo][0], spans[hi - 1][0] + spans[hi - 1][1]
             block = [(o - start, s, r, l) for o, s, r, l in spans[lo:hi]]
@@ -115,3 +118,31 @@ def test_feeding_blocks_equals_one_request(data, cfg, cuts):
             if parser.aborted:
                 break
         assert same(parser.finish(), whole)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=documents, skip_ids=st.booleans(), main=st.sampled_from(["", "a", "b"]),
+       block=st.integers(1, 64))
+def test_the_streaming_indexer_over_file_blocks_equals_the_reference(tmp_path_factory, data,
+                                                                     skip_ids, main, block):
+    """index_file reads blocks of whole lines with pread and feeds the native
+    streaming indexer; the result must equal the one-shot reference index."""
+    from minibatcher.errors import FormatError
+    from minibatcher.formats.ctf.index import build_ctf_index, index_file
+    from minibatcher.formats.guarded_file import GuardedFile
+
+    path = tmp_path_factory.mktemp("idx") / "d.ctf"
+    path.write_bytes(data)
+    try:
+        expected = build_ctf_index(str(path), data, skip_sequence_ids=skip_ids, main_alias=main,
+                                   impl="python")
+    except FormatError as e:
+        with GuardedFile(path) as f, pytest.raises(FormatError) as got:
+            index_file(f, skip_sequence_ids=skip_ids, main_alias=main, impl="native",
+                       block_size=block)
+        assert str(got.value) == str(e)
+        return
+    with GuardedFile(path) as f:
+        got = index_file(f, skip_sequence_ids=skip_ids, main_alias=main, impl="native",
+                         block_size=block)
+    assert same(got.arrays(), expected.arrays()) and got.scalars() == expected.scalars()

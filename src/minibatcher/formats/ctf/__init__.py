@@ -8,6 +8,6 @@ Example:
 
 from .deserializer import CTFDeserializer
 from .diagnostics import CTFStats
-from .index import CTFIndex, build_ctf_index
+from .index import CTFIndex, build_ctf_index, index_file
 
-__all__ = ["CTFDeserializer", "CTFIndex", "CTFStats", "build_ctf_index"]
+__all__ = ["CTFDeserializer", "CTFIndex", "CTFStats", "build_ctf_index", "index_file"]

@@ -1,8 +1,8 @@
 """Stream declarations found by a survey of a CTF file (``CTFDeserializer(path)``
 without ``streams``, and the command line without ``--stream``).
 
-The file is read with plain reads in blocks cut after a newline (no mapping,
-so a file that shrinks meanwhile is an error, never a crash).
+The file is read with pread in blocks of whole lines (no mapping, so a file
+that shrinks meanwhile is an error, never a crash).
 
 Example:
     >>> import tempfile, pathlib
@@ -15,22 +15,23 @@ Example:
 from __future__ import annotations
 
 import os
-import stat
 from typing import Callable, Sequence
-
-import numpy as np
 
 from ...errors import FormatError
 from ...streams import StreamDef, StreamDefs
-from .survey import StreamSurvey, merge_surveys, survey
+from ..guarded_file import GuardedFile
+from .survey import StreamSurvey, survey, survey_file
 
-BLOCK_SIZE = 16 << 20
+BLOCK_SIZE = 1 << 20
 
 
 def survey_file_blocks(path: str | os.PathLike, *, block_size: int = BLOCK_SIZE,
                        progress: Callable[[int], object] | None = None) -> list[StreamSurvey]:
     """Surveys a CTF file read in blocks of about ``block_size`` bytes,
-    calling ``progress(bytes_read)`` after each block.
+    calling ``progress(bytes_read)`` after each block. The file is read through
+    a :class:`~minibatcher.formats.guarded_file.GuardedFile`: a FIFO, a device
+    or a directory is a ``NotARegularFileError`` (never a hang), a file that
+    changes meanwhile a ``FileChangedError``.
 
     Example:
         >>> import tempfile, pathlib
@@ -38,22 +39,8 @@ def survey_file_blocks(path: str | os.PathLike, *, block_size: int = BLOCK_SIZE,
         >>> [(s.name, s.samples) for s in survey_file_blocks(p, block_size=7)]
         [('a', 5)]
     """
-    parts, tail, done = [], b"", 0
-    if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a device would block or never end
-        raise FormatError(f"{os.fspath(path)!r} is not a regular file; expected a CTF file")
-    with open(path, "rb") as f:
-        while block := f.read(block_size):
-            done += len(block)
-            data = tail + block
-            cut = data.rfind(b"\n") + 1
-            if cut:
-                parts.append(survey(np.frombuffer(data, np.uint8, cut)))
-            tail = data[cut:]
-            if progress is not None:
-                progress(done)
-    if tail:
-        parts.append(survey(np.frombuffer(tail, np.uint8)))
-    return merge_surveys(parts)
+    with GuardedFile(path, what="CTF file") as f:
+        return survey_file(f, block_size=block_size, progress=progress)
 
 
 def stream_defs_from_survey(surveys: Sequence[StreamSurvey], where: str = "the file") -> StreamDefs:

@@ -2,9 +2,10 @@
 
 Both expose ``build_index(data, skip_sequence_ids, main_alias, progress)`` and
 ``parse(data, base_offset, offsets, sizes, rows, lines, aliases, dims, sparse,
-main_stream, is_double, error_limit, warning_limit)``,
+main_stream, is_double, error_limit, warning_limit, skip_incomplete=False)``,
 ``chunk_starts(offsets, sizes, max_chunk)`` and ``parser(aliases, dims, sparse,
-main_stream, is_double, error_limit, warning_limit, *size_hints)`` (an object
+main_stream, is_double, error_limit, warning_limit, *size_hints,
+skip_incomplete=False)`` (an object
 with ``feed(data, base_offset, offsets, sizes, rows, lines)``, ``aborted`` and
 ``finish()``) with identical results.
 
@@ -40,9 +41,9 @@ def _native() -> SimpleNamespace:
         return n.ctf_build_index(_as_uint8(data), skip_sequence_ids, main_alias, progress)
 
     def parse(data: Any, base_offset: int, offsets: Any, sizes: Any, rows: Any, lines: Any,
-              *args: Any) -> dict[str, Any]:
+              *args: Any, **kwargs: Any) -> dict[str, Any]:
         arrays = [np.ascontiguousarray(a, dtype=np.int64) for a in (offsets, sizes, rows, lines)]
-        return n.ctf_parse(_as_uint8(data), int(base_offset), *arrays, *args)
+        return n.ctf_parse(_as_uint8(data), int(base_offset), *arrays, *args, **kwargs)
 
     def chunk_starts(offsets: np.ndarray, sizes: np.ndarray, max_chunk: int) -> np.ndarray:
         return n.ctf_chunk_starts(np.ascontiguousarray(offsets), np.ascontiguousarray(sizes),
@@ -57,13 +58,13 @@ class _NativeParser:
 
     def __init__(self, aliases: Any, dims: Any, sparse: Any, main_stream: int, is_double: bool,
                  error_limit: int, warning_limit: int, rows_hint: int = 0, bytes_hint: int = 0,
-                 sequences_hint: int = 0) -> None:
+                 sequences_hint: int = 0, skip_incomplete: bool = False) -> None:
         from ... import _native as n
 
         cls = n.CtfParserDouble if is_double else n.CtfParserFloat
         self._parser = cls(list(aliases), [int(d) for d in dims], [bool(s) for s in sparse],
                            int(main_stream), int(error_limit), int(warning_limit), int(rows_hint),
-                           int(bytes_hint), int(sequences_hint))
+                           int(bytes_hint), int(sequences_hint), bool(skip_incomplete))
 
     @property
     def aborted(self) -> bool:

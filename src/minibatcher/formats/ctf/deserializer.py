@@ -25,12 +25,12 @@ from ...deserializer import ChunkData, Deserializer, SequenceTable, StreamChunk
 from ...errors import ConfigError, FormatError
 from ...log import Tracer
 from ...streams import StreamDef, StreamInformation, as_stream_defs
-from ..mapped_file import MappedFile
+from ..guarded_file import GuardedFile
 from .auto_streams import survey_stream_defs
 from .backend import IMPLEMENTATIONS, backend
 from .diagnostics import CTFDiagnostics, CTFStats
-from .index import CTFIndex, build_ctf_index
-from .index_cache import data_identity, load_index, save_index
+from .index import CTFIndex, index_file
+from .index_cache import load_index, probe_digest, save_index
 
 DEFAULT_CHUNK_SIZE = 32 << 20
 READ_BLOCK = 1 << 20  # a chunk is read and parsed in blocks of about this many bytes
@@ -50,6 +50,18 @@ def _blocks(starts: np.ndarray, ends: np.ndarray, size: int) -> list[tuple[int, 
         lo = hi
     return runs
 _PRECISIONS = {"float": np.float32, "float32": np.float32, "double": np.float64, "float64": np.float64}
+
+
+def _check_filename(filename: str | os.PathLike) -> Path:
+    if isinstance(filename, (str, os.PathLike)) and os.fspath(filename) not in ("", b""):
+        return Path(filename)
+    raise ConfigError(f"filename should be the path of a CTF file, but got filename={filename!r}")
+
+
+def _check_bool(name: str, value: bool) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ConfigError(f"{name} should be True or False, but got {name}={value!r}")
+    return bool(value)
 
 
 def _check_positive(name: str, value: int) -> int:
@@ -101,7 +113,15 @@ class CTFDeserializer(Deserializer):
             is the name used after ``|`` in the file.
         skip_sequence_ids: treat every line as its own sequence.
         max_errors: malformed items tolerated (skipped and reported) before
-            reading fails; each is counted once per location.
+            reading fails; each location is counted once for the reader's life,
+            including what follows from it (a row or sequence left short).
+        skip_incomplete_sequences: what happens to a sequence in which some
+            stream has no sample (its samples were rejected, or it never names
+            the stream). ``False`` (CNTK): reading fails, whatever
+            ``max_errors`` is. ``True``: the sequence is skipped (not
+            delivered; it keeps its place in the order), counted in
+            ``stats.skipped_sequences`` and logged; a stream missing without a
+            rejected sample costs one error of the budget.
         trace_level: 0 errors only, 1 warnings, 2 information.
         chunk_size_in_bytes: target size of a chunk (the unit of loading,
             randomization and distribution).
@@ -111,6 +131,8 @@ class CTFDeserializer(Deserializer):
         impl: ``"native"`` (C++) or ``"python"`` (the reference parser).
         progress: called with ``(bytes_indexed, file_size)`` while indexing.
         on_error: called with the message of every error charged to the budget.
+        on_skip: called with the message of every sequence skipped by
+            ``skip_incomplete_sequences``.
     """
 
     def __init__(self, filename: str | os.PathLike,
@@ -119,10 +141,12 @@ class CTFDeserializer(Deserializer):
                  chunk_size_in_bytes: int = DEFAULT_CHUNK_SIZE, cache_index: bool = False,
                  precision: str = "float", keep_data_in_memory: bool = False,
                  impl: str = "native", progress: Callable[[int, int], object] | None = None,
-                 on_error: Callable[[str], object] | None = None) -> None:
-        self.path = Path(filename)
+                 on_error: Callable[[str], object] | None = None,
+                 skip_incomplete_sequences: bool = False,
+                 on_skip: Callable[[str], object] | None = None) -> None:
+        self.path = _check_filename(filename)
         if streams is None:  # beyond CNTK: the inputs found by a survey of the file
-            streams = survey_stream_defs(filename)
+            streams = survey_stream_defs(self.path)
         self._defs = as_stream_defs(streams)
         self._aliases = _check_aliases(self._defs)
         self._main = _main_stream(self._defs)
@@ -132,15 +156,18 @@ class CTFDeserializer(Deserializer):
             backend(impl)  # raises the error listing the valid values
         self._impl, self._skip_ids, self._cache = impl, bool(skip_sequence_ids), bool(cache_index)
         self._keep = bool(keep_data_in_memory)
+        self._skip_incomplete = _check_bool("skip_incomplete_sequences", skip_incomplete_sequences)
         self._tracer = Tracer(trace_level)
         self._budget = ErrorBudget(max_errors, str(self.path))
-        self._file = MappedFile(self.path)
-        self._data = self._file.data
+        self._file = GuardedFile(self.path, what="CTF file")
+        self._probe: str | None = None
         self._index = self._load_index(progress)
-        self._chunk_starts = self._index.chunk_starts(self._chunk_size, len(self._data), self._impl)
-        self._diag = CTFDiagnostics(str(self.path), self._data, list(self._defs), self._aliases,
+        self._chunk_starts = self._index.chunk_starts(self._chunk_size, self._file.size, self._impl)
+        self._diag = CTFDiagnostics(str(self.path), self._file.read_excerpt, list(self._defs),
+                                    self._aliases,
                                     [sd.dim for sd in self._defs.values()], self._index.keys,
-                                    self._budget, self._tracer, on_error)
+                                    self._budget, self._tracer, on_error, self._skip_incomplete,
+                                    on_skip)
         self._report_index()
         self._kept: dict[int, ChunkData] = {}
         self._kept_lock = threading.Lock()
@@ -152,22 +179,17 @@ class CTFDeserializer(Deserializer):
 
     def _load_index(self, progress: Callable[[int, int], object] | None) -> CTFIndex:
         options = self._index_options()
-        if self._cache and (cached := load_index(self.path, options)) is not None:
+        size = self._file.size
+        if self._cache and (cached := load_index(self._file, options)) is not None:
             self._tracer.info("%s: loaded the index from its cache", self.path)
-            return cached
-        size, released = len(self._data), [0]
-
-        def report(done: int) -> None:  # hand back the pages indexed so far
-            self._file.release(released[0], done)
-            released[0] = done
             if progress is not None:
-                progress(done, size)
-
-        index = build_ctf_index(str(self.path), self._data, skip_sequence_ids=self._skip_ids,
-                                main_alias=options["main_alias"], impl=self._impl, progress=report)
-        report(size)
+                progress(size, size)
+            return cached
+        report = None if progress is None else (lambda done: progress(done, size))
+        index = index_file(self._file, skip_sequence_ids=self._skip_ids,
+                           main_alias=options["main_alias"], impl=self._impl, progress=report)
         if self._cache:
-            save_index(self.path, options, index)
+            save_index(self._file, options, index)
         return index
 
     def _report_index(self) -> None:
@@ -228,13 +250,19 @@ class CTFDeserializer(Deserializer):
         return SequenceTable(self._index.keys, self._index.rows, self._chunk_starts)
 
     def fingerprint(self) -> dict[str, Any]:
-        identity = data_identity(self.path)
+        if self._probe is None:
+            self._probe = probe_digest(self._file)
         streams = [[name, alias, sd.dim, sd.is_sparse, sd.defines_mb_size]
                    for (name, sd), alias in zip(self._defs.items(), self._aliases)]
-        return {"format": "ctf", "size": identity["size"], "probe": identity["probe"],
-                "sequences": self._index.num_sequences, "samples": int(self._index.rows.sum()),
-                "streams": streams, "skip_sequence_ids": self._skip_ids,
-                "precision": np.dtype(self._dtype).name, "chunk_size_in_bytes": self._chunk_size}
+        fingerprint = {"format": "ctf", "size": self._file.size, "probe": self._probe,
+                       "sequences": self._index.num_sequences,
+                       "samples": int(self._index.rows.sum()), "streams": streams,
+                       "skip_sequence_ids": self._skip_ids,
+                       "precision": np.dtype(self._dtype).name,
+                       "chunk_size_in_bytes": self._chunk_size}
+        if self._skip_incomplete:  # only when set: older checkpoints stay valid
+            fingerprint["skip_incomplete_sequences"] = True
+        return fingerprint
 
     def load_chunk(self, chunk_id: int) -> ChunkData:
         if not 0 <= chunk_id < len(self._chunk_starts) - 1:
@@ -251,6 +279,7 @@ class CTFDeserializer(Deserializer):
         return chunk
 
     def _parse_chunk(self, chunk_id: int) -> ChunkData:
+        self._file.check()
         first, stop = int(self._chunk_starts[chunk_id]), int(self._chunk_starts[chunk_id + 1])
         idx = self._index
         ends = idx.offsets[first:stop].astype(np.int64) + idx.sizes[first:stop]
@@ -258,7 +287,8 @@ class CTFDeserializer(Deserializer):
             self._aliases, [sd.dim for sd in self._defs.values()],
             [sd.is_sparse for sd in self._defs.values()], self._main, self._dtype is np.float64,
             self._diag.error_limit(chunk_id), 64, int(idx.rows[first:stop].sum()),
-            int(ends[-1] - idx.offsets[first]), stop - first)
+            int(ends[-1] - idx.offsets[first]), stop - first,
+            skip_incomplete=self._skip_incomplete)
         for lo, hi in _blocks(idx.offsets[first:stop].astype(np.int64), ends, READ_BLOCK):
             start = int(idx.offsets[first + lo])
             parser.feed(self._file.read(start, int(ends[hi - 1])), start,
@@ -267,9 +297,10 @@ class CTFDeserializer(Deserializer):
             if parser.aborted:
                 break
         out = parser.finish()
-        self._diag.process(chunk_id, first, out)
+        self._file.check()  # changed while it was read: discard, never mix versions
+        skipped = self._diag.process(chunk_id, first, out)
         return ChunkData(tuple(self._stream_chunk(sd, s) for sd, s in zip(self._defs.values(),
-                                                                         out["streams"])))
+                                                                         out["streams"])), skipped)
 
     @staticmethod
     def _stream_chunk(sd: StreamDef, s: dict[str, Any]) -> StreamChunk:

@@ -1,6 +1,7 @@
 """The CTF index: per sequence its key, byte span, rows and first line.
 
-Built in one pass by the native indexer (or the reference), grouped into
+Built in one pass by the native indexer (or the reference) over blocks read
+with ``pread`` (:func:`index_file`), grouped into
 chunks with CNTK's greedy rule, and optionally cached next to the data file
 (:mod:`.index_cache`). See docs/ctf-format.md, "Index".
 
@@ -19,10 +20,12 @@ from typing import Any, Callable
 import numpy as np
 
 from ...errors import ConfigError, FormatError
+from ..guarded_file import GuardedFile
 from .backend import backend
 from .issues import excerpt
 from .reference_index import IndexStatus
 
+INDEX_BLOCK = 1 << 20  # bytes read per block while indexing (still in cache when scanned)
 ARRAY_FIELDS = ("keys", "offsets", "sizes", "rows", "lines", "dropped_offsets", "dropped_lines")
 _SIGNED = (np.int8, np.int16, np.int32, np.int64)
 _UNSIGNED = (np.uint8, np.uint16, np.uint32, np.uint64)
@@ -167,6 +170,65 @@ def _status_error(path: str, status: IndexStatus, out: dict[str, Any], data: Any
     return FormatError(f"{where}: {what}\n    {text}\n    {' ' * column}^")
 
 
+def _from_output(path: str, out: dict[str, Any], data: Any) -> CTFIndex:
+    status = IndexStatus(int(out["status"]))
+    if status != IndexStatus.OK:
+        raise _status_error(path, status, out, data)
+    arrays = {name: narrow(np.asarray(out[name])) for name in ARRAY_FIELDS}
+    return CTFIndex(**arrays, line_mode=bool(out["line_mode"]), total_lines=int(out["total_lines"]),
+                    ignored_lines=int(out["ignored_lines"]))
+
+
+def _native_blocks(file: GuardedFile, skip_sequence_ids: bool, main_alias: str, block_size: int,
+                   progress: Callable[[int], object] | None) -> dict[str, Any]:
+    from ... import _native
+
+    indexer = _native.CtfIndexer(bool(skip_sequence_ids), main_alias)
+    for offset, block in file.line_blocks(block_size):
+        end = offset + len(block)
+        consumed = indexer.feed(block, offset, end == file.size)
+        if indexer.status != IndexStatus.OK:
+            break
+        if consumed != len(block):
+            raise FormatError(f"{file.path}: the indexer consumed {consumed} of {len(block)} bytes "
+                              f"at byte offset {offset} (please report this as a bug)")
+        if progress is not None:
+            progress(end)
+    return indexer.finish()
+
+
+def index_file(file: GuardedFile, *, skip_sequence_ids: bool, main_alias: str, impl: str,
+               progress: Callable[[int], object] | None = None,
+               block_size: int = INDEX_BLOCK) -> CTFIndex:
+    """Indexes an open CTF file read in blocks with ``pread`` (never mapped:
+    a file that shrinks while it is indexed is a
+    :class:`~minibatcher.errors.FileChangedError`, not a crash). Raises
+    :class:`FormatError` naming the location of a fatal problem, and
+    ``FileChangedError`` when the file changed while it was indexed.
+    ``progress(bytes_done)`` is called after each block and once at the end.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from minibatcher.formats.guarded_file import GuardedFile
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.ctf"; _ = p.write_text("|a 1\\n|a 2\\n")
+        >>> with GuardedFile(p) as f:
+        ...     index_file(f, skip_sequence_ids=False, main_alias="", impl="native").lines.tolist()
+        [1, 2]
+    """
+    if not isinstance(main_alias, str):
+        raise ConfigError(f"main_alias should be a string, but got {main_alias!r}")
+    if impl == "native":
+        out = _native_blocks(file, skip_sequence_ids, main_alias, block_size, progress)
+    else:
+        data = np.empty(file.size, dtype=np.uint8)
+        file.read_into(data, 0)
+        out = backend(impl).build_index(data, bool(skip_sequence_ids), main_alias, progress)
+        if progress is not None:
+            progress(file.size)
+    file.check()  # changed while it was indexed: the index may describe no version of it
+    return _from_output(file.path, out, file.read_excerpt)
+
+
 def build_ctf_index(path: str, data: Any, *, skip_sequence_ids: bool, main_alias: str, impl: str,
                     progress: Callable[[int], object] | None = None) -> CTFIndex:
     """Indexes CTF bytes; raises :class:`FormatError` naming the location of a fatal problem.
@@ -182,9 +244,4 @@ def build_ctf_index(path: str, data: Any, *, skip_sequence_ids: bool, main_alias
     if not isinstance(main_alias, str):
         raise ConfigError(f"main_alias should be a string, but got {main_alias!r}")
     out = backend(impl).build_index(data, bool(skip_sequence_ids), main_alias, progress)
-    status = IndexStatus(int(out["status"]))
-    if status != IndexStatus.OK:
-        raise _status_error(path, status, out, data)
-    arrays = {name: narrow(np.asarray(out[name])) for name in ARRAY_FIELDS}
-    return CTFIndex(**arrays, line_mode=bool(out["line_mode"]), total_lines=int(out["total_lines"]),
-                    ignored_lines=int(out["ignored_lines"]))
+    return _from_output(path, out, data)

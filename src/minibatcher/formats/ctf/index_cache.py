@@ -1,19 +1,27 @@
 """Index cache: the CTF index stored next to the data file.
 
-A cache is used only when its format version, the data file's size,
-modification time and head/tail digest, and every index-affecting option
-match; anything else (stale, foreign, truncated, corrupt) is ignored with a
-warning and rebuilt. Writes are atomic (temporary file + rename); when the
-data folder is read-only the cache goes to ``$MINIBATCHER_CACHE_DIR`` or
-``~/.cache/minibatcher``. See docs/ctf-format.md, "Index cache".
+A cache is used only when its format version, the data file's identity
+(size, modification time, inode, status-change time and a digest of its
+first and last 64 KiB) and every index-affecting option match; anything else
+(stale, foreign, truncated, corrupt, or a copy of the data made with
+``cp -p`` or ``tar``, which keeps the modification time but not the inode) is
+ignored with a warning and rebuilt. The status-change time cannot be set
+back, so an edit that keeps the size and restores the modification time is
+caught too. The cache is read into memory with ``pread`` (never mapped: a
+cache rewritten in place while in use must not crash the process). Writes are
+atomic (temporary file + rename); when the data folder is read-only the cache
+goes to ``$MINIBATCHER_CACHE_DIR`` or ``~/.cache/minibatcher``. See
+docs/ctf-format.md, "Index cache".
 
 Example:
     >>> import tempfile, pathlib
+    >>> from ..guarded_file import GuardedFile
     >>> d = pathlib.Path(tempfile.mkdtemp()); f = d / "x.ctf"; _ = f.write_bytes(b"|a 1\\n")
     >>> from .index import build_ctf_index
     >>> idx = build_ctf_index(str(f), f.read_bytes(), skip_sequence_ids=False, main_alias="", impl="python")
     >>> opts = {"skip_sequence_ids": False, "main_alias": ""}
-    >>> save_index(f, opts, idx) is not None, load_index(f, opts).keys.tolist()
+    >>> with GuardedFile(f) as data:
+    ...     save_index(data, opts, idx) is not None, load_index(data, opts).keys.tolist()
     (True, [0])
 """
 
@@ -21,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import mmap
 import os
 import struct
 import tempfile
@@ -32,10 +39,11 @@ from typing import Any
 import numpy as np
 
 from ...log import logger
+from ..guarded_file import GuardedFile
 from .index import ARRAY_FIELDS, CTFIndex
 
 MAGIC = b"MBCTFIDX"
-FORMAT_VERSION = 2  # 2: narrow integer arrays, named checksum
+FORMAT_VERSION = 3  # 2: narrow integer arrays, named checksum; 3: inode and ctime
 _PROBE = 64 << 10
 
 
@@ -58,23 +66,35 @@ def _checksum(payload: bytes | memoryview, algorithm: str | None = None) -> list
     return ["crc32", zlib.crc32(payload)]
 
 
-def data_identity(path: Path) -> dict[str, Any]:
-    """Size, modification time and a digest of the first and last 64 KiB.
+def probe_digest(file: GuardedFile) -> str:
+    """A digest of the first and last 64 KiB of the open file.
 
     Example:
         >>> import tempfile, pathlib
         >>> p = pathlib.Path(tempfile.mkdtemp()) / "f"; _ = p.write_bytes(b"abc")
-        >>> data_identity(p)["size"]
-        3
+        >>> len(probe_digest(GuardedFile(p)))
+        32
     """
-    st = path.stat()
     digest = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as f:
-        digest.update(f.read(_PROBE))
-        if st.st_size > _PROBE:
-            f.seek(max(_PROBE, st.st_size - _PROBE))
-            digest.update(f.read(_PROBE))
-    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "probe": digest.hexdigest()}
+    digest.update(bytes(file.read(0, min(_PROBE, file.size))))
+    if file.size > _PROBE:
+        digest.update(bytes(file.read(max(_PROBE, file.size - _PROBE), file.size)))
+    return digest.hexdigest()
+
+
+def data_identity(file: GuardedFile) -> dict[str, Any]:
+    """What a cache must match: size, modification time, inode, status-change
+    time (as the file was opened) and :func:`probe_digest`.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "f"; _ = p.write_bytes(b"abc")
+        >>> sorted(data_identity(GuardedFile(p)))
+        ['ctime_ns', 'inode', 'mtime_ns', 'probe', 'size']
+    """
+    i = file.identity
+    return {"size": i.size, "mtime_ns": i.mtime_ns, "inode": i.ino, "ctime_ns": i.ctime_ns,
+            "probe": probe_digest(file)}
 
 
 def _options_digest(options: dict[str, Any]) -> str:
@@ -129,7 +149,7 @@ def _arrays(payload: memoryview, layout: list[list[Any]]) -> dict[str, np.ndarra
     return arrays
 
 
-def _decode(raw: bytes, identity: dict[str, Any], options: dict[str, Any]) -> CTFIndex:
+def _decode(raw: bytes | bytearray, identity: dict[str, Any], options: dict[str, Any]) -> CTFIndex:
     if raw[:8] != MAGIC:
         raise ValueError("not a minibatcher index cache")
     version, size = struct.unpack_from("<II", raw, 8)
@@ -137,38 +157,49 @@ def _decode(raw: bytes, identity: dict[str, Any], options: dict[str, Any]) -> CT
         raise ValueError(f"format version {version}, expected {FORMAT_VERSION}")
     header = json.loads(raw[16:16 + size])
     if header["data"] != identity:
-        raise ValueError("the data file changed since the cache was written")
+        changed = [k for k in sorted(identity) if header["data"].get(k) != identity[k]]
+        raise ValueError("the data file is not the one the cache was written for (its "
+                         f"{', '.join(changed)} differ: edited, replaced or copied since)")
     if header["options"] != options:
         raise ValueError("it was written with other index options")
     payload = memoryview(raw)[16 + size:]
     algorithm, expected = header["checksum"]
     if _checksum(payload, algorithm) != [algorithm, expected]:
         raise ValueError("checksum mismatch (corrupt or truncated)")
-    return CTFIndex.from_parts(_arrays(payload, header["arrays"]), header["scalars"])
+    arrays = _arrays(payload, header["arrays"])
+    for array in arrays.values():
+        array.flags.writeable = False
+    return CTFIndex.from_parts(arrays, header["scalars"])
 
 
-def _read(path: Path) -> bytes | mmap.mmap:
-    with open(path, "rb") as f:
-        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if os.fstat(f.fileno()).st_size \
-            else b""
+def _read(path: Path) -> bytearray:
+    """The whole cache file, read with pread (a short read is a FileChangedError)."""
+    with GuardedFile(path, what="index cache") as f:
+        raw = bytearray(f.size)
+        f.read_into(raw, 0)
+        f.check()
+        return raw
 
 
-def load_index(path: Path, options: dict[str, Any]) -> CTFIndex | None:
-    """A valid cached index of ``path`` for ``options``, or None. The arrays are
-    read-only views of the mapped cache file.
+def load_index(file: GuardedFile, options: dict[str, Any]) -> CTFIndex | None:
+    """A valid cached index of the open data ``file`` for ``options``, or None.
+    The arrays are read-only and live in memory (no mapping of the cache).
 
     Example:
-        >>> load_index(Path("/nonexistent/x.ctf"), {}) is None
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.ctf"; _ = p.write_bytes(b"|a 1\\n")
+        >>> load_index(GuardedFile(p), {}) is None
         True
     """
-    candidates = [c for c in cache_candidates(path, options) if c.is_file()]
+    path = Path(file.path)
+    candidates = [c for c in cache_candidates(path, options) if c.exists()]
     if not candidates:
         return None
-    identity = data_identity(path)
+    identity = data_identity(file)
     for candidate in candidates:
         try:
             return _decode(_read(candidate), identity, options)
-        except (ValueError, KeyError, TypeError, struct.error, OSError) as e:
+        except (ValueError, KeyError, TypeError, AttributeError, struct.error, OSError) as e:
             logger.warning("ignoring the index cache %s: %s; rebuilding the index", candidate, e)
     return None
 
@@ -190,16 +221,23 @@ def _write_atomically(target: Path, blob: bytes, mode: int) -> bool:
         return False
 
 
-def save_index(path: Path, options: dict[str, Any], index: CTFIndex) -> Path | None:
-    """Writes the cache atomically; returns where, or None when no folder is writable.
+def save_index(file: GuardedFile, options: dict[str, Any], index: CTFIndex) -> Path | None:
+    """Writes the cache of the open data ``file`` atomically; returns where, or
+    None when no folder is writable.
 
     Example:
-        >>> save_index(Path("/nonexistent/x.ctf"), {}, None) is None
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.ctf"; _ = p.write_bytes(b"|a 1\\n")
+        >>> f = GuardedFile(p); idx = load_index(f, {})
+        >>> save_index(f, {}, idx) is None  # no index to save: nothing written
         True
     """
+    if index is None:
+        return None
+    path = Path(file.path)
     try:
-        blob = _encode(data_identity(path), options, index)
-        mode = path.stat().st_mode & 0o666  # readable by whoever may read the data
+        blob = _encode(data_identity(file), options, index)
+        mode = os.fstat(file.fileno()).st_mode & 0o666  # readable by whoever may read the data
     except OSError:
         return None
     for target in cache_candidates(path, options):

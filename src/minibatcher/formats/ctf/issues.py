@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -52,7 +52,7 @@ class IssueCode(enum.IntEnum):
 
     @property
     def is_fatal(self) -> bool:
-        """Raises regardless of the budget."""
+        """Raises regardless of the budget, unless incomplete sequences are skipped."""
         return self is IssueCode.EMPTY_INPUT
 
 
@@ -116,10 +116,11 @@ def _describe_value_issue(issue: Issue, name: str, dim: int) -> str:
                 "integer) followed by ':' and a value")
     if c is IssueCode.SPARSE_INDEX_OVERFLOW:
         return f"sparse index of input {name} does not fit into 64 bits; expected an index below dim={dim}"
-    if c is IssueCode.SPARSE_INDEX_RANGE:
-        return f"sparse index {a} of input {name} is out of range; expected an index below dim={b}"
-    return (f"sparse index {b} of input {name} is followed by {_byte(a)}; expected ':' and a value "
-            "right after the index")
+    if c is IssueCode.SPARSE_INDEX_RANGE:  # the parser stores the uint64 index as int64
+        return (f"sparse index {a % 2**64} of input {name} is out of range; expected an index "
+                f"below dim={b}")
+    return (f"sparse index {b % 2**64} of input {name} is followed by {_byte(a)}; expected ':' "
+            "and a value right after the index")
 
 
 def describe(issue: Issue, names: Sequence[str], dims: Sequence[int], key: int | None = None,
@@ -144,8 +145,9 @@ def describe(issue: Issue, names: Sequence[str], dims: Sequence[int], key: int |
         return (f"{seq} has {issue.b} rows but its longest input has {issue.a} samples; expected "
                 "one sample per row (samples were rejected above)")
     if c is IssueCode.EMPTY_INPUT:
-        return (f"input {name} has no sample in {seq}; expected every input to have at least one "
-                "sample in every sequence")
+        why = " (its samples were rejected by the errors above)" if issue.a == 1 else ""
+        return (f"input {name} has no sample in {seq}{why}; expected every input to have at "
+                "least one sample in every sequence")
     if c is IssueCode.UNKNOWN_INPUT:
         known = ", ".join(repr(n) for n in expected_names)
         return (f"skipping {issue.b} sample(s) of an unknown input; expected one of {known} "
@@ -153,15 +155,20 @@ def describe(issue: Issue, names: Sequence[str], dims: Sequence[int], key: int |
     return _describe_value_issue(issue, name, dim)
 
 
-def excerpt(data: memoryview | bytes, offset: int, width: int = 72) -> tuple[str, int]:
+def excerpt(data: Any, offset: int, width: int = 72) -> tuple[str, int]:
     """The line around ``offset`` (clipped to ``width``) and the caret column.
+    ``data`` holds the file's bytes, or is a ``read(start, stop) -> bytes``
+    function (e.g. ``GuardedFile.read_excerpt``: no mapping is touched, and a
+    file that shrank gives a shorter excerpt, never a crash).
 
     Example:
         >>> excerpt(b"1 |a 1\\n2 |a 2,0\\n", 12)
         ('2 |a 2,0', 5)
+        >>> excerpt(lambda lo, hi: b"1 |a 1\\n2 |a 2,0\\n"[lo:hi], 12)
+        ('2 |a 2,0', 5)
     """
     lo = max(0, offset - width // 2)
-    chunk = bytes(data[lo:offset + width // 2])
+    chunk = bytes(data(lo, offset + width // 2) if callable(data) else data[lo:offset + width // 2])
     rel = offset - lo
     start = chunk.rfind(b"\n", 0, rel) + 1 if rel <= len(chunk) else 0
     stop = chunk.find(b"\n", rel)

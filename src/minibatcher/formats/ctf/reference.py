@@ -61,9 +61,11 @@ class _Stream:
 
 class _Parser:
     def __init__(self, data: bytes, base: int, streams: list[_Stream], limits: tuple[int, int],
-                 dtype: type) -> None:
+                 dtype: type, skip_incomplete: bool = False) -> None:
         self.data, self.base, self.streams, self.dtype = data, base, streams, dtype
         self.error_limit, self.warning_limit = limits
+        self.skip_incomplete = skip_incomplete
+        self.row_rejections = self.sequence_rejections = 0
         self.issues: list[list[int]] = []
         self.errors = self.dense_short = self.unknown_inputs = 0
         self.unknown: dict[bytes, list[int]] = {}
@@ -74,7 +76,15 @@ class _Parser:
         self.issues.append([int(code), stream, self.base + at, self.line, self.sequence, a, b])
 
     def error(self, code: IssueCode, stream: int, at: int, a: int = 0, b: int = 0) -> None:
+        """A charged issue; all but a duplicate input reject a sample or row
+        (what follows from that is not charged again, DECISIONS.md 18)."""
         self.issue(code, stream, at, a, b)
+        if code != IssueCode.DUPLICATE_INPUT:
+            self.row_rejections += 1
+            self.sequence_rejections += 1
+        self.charge()
+
+    def charge(self) -> None:
         self.errors += 1
         if self.errors >= self.error_limit:
             self.aborted = True
@@ -146,7 +156,8 @@ class _Parser:
             self.error(IssueCode.SPARSE_INDEX_OVERFLOW, k, start)
             return None
         if index >= s.dim:
-            self.error(IssueCode.SPARSE_INDEX_RANGE, k, start, index, s.dim)
+            wrapped = index - (1 << 64) if index >= 1 << 63 else index  # as int64 (C++)
+            self.error(IssueCode.SPARSE_INDEX_RANGE, k, start, wrapped, s.dim)
             return None
         self.p = after
         if self.p == self.end or data[self.p] != _COLON:
@@ -216,6 +227,7 @@ class _Parser:
             self.p += 1
         seen = [False] * len(self.streams)
         content, samples = False, 0
+        self.row_rejections = 0
         while not self.aborted:
             while self.p < self.end and _is_column_delimiter(data[self.p]):
                 self.p += 1
@@ -228,30 +240,37 @@ class _Parser:
                 continue
             has_content, read = self.sample(seen)
             content, samples = content or has_content, samples + read
-        if content and samples == 0 and not self.aborted:
+        if content and samples == 0 and self.row_rejections == 0 and not self.aborted:
             self.error(IssueCode.ROW_WITHOUT_SAMPLES, -1, row_start)
         if self.p < self.end:
             self.p += 1
             self.line += 1
 
     def finish_sequence(self, start: int, rows: int, first_samples: list[int], main: int) -> None:
-        longest = 0
+        longest, empty = 0, -1
         for k, s in enumerate(self.streams):
             n = s.samples - first_samples[k]
             s.sequence_samples.append(n)
-            if n == 0:
-                self.issue(IssueCode.EMPTY_INPUT, k, start)
-                self.aborted = True
-                return
+            if n == 0 and empty < 0:
+                empty = k
             if main < 0 or main == k:
                 longest = max(longest, n)
-        if longest < rows:
+        if empty >= 0:
+            follows = self.sequence_rejections > 0
+            self.issue(IssueCode.EMPTY_INPUT, empty, start, int(follows))
+            if not self.skip_incomplete:
+                self.aborted = True
+            elif not follows:
+                self.charge()
+            return
+        if longest < rows and self.sequence_rejections == 0:
             self.error(IssueCode.TOO_FEW_SAMPLES, -1, start, longest, rows)
 
     def sequence_(self, span: tuple[int, int, int, int], main: int) -> None:
         offset, size, rows, line = span
         self.p, self.end, self.line = offset, offset + size, line
         first_samples = [s.samples for s in self.streams]
+        self.sequence_rejections = 0
         while self.p < self.end and not self.aborted:
             self.row()
         if not self.aborted:
@@ -282,10 +301,12 @@ class ReferenceParser:
 
     def __init__(self, aliases: Sequence[str], dims: Sequence[int], sparse: Sequence[bool],
                  main_stream: int, is_double: bool, error_limit: int, warning_limit: int,
-                 *_size_hints: int) -> None:  # size hints only matter to the native parser
+                 *_size_hints: int,  # size hints only matter to the native parser
+                 skip_incomplete: bool = False) -> None:
         self.dtype = np.float64 if is_double else np.float32
         streams = [_Stream(a, int(d), bool(s)) for a, d, s in zip(aliases, dims, sparse)]
-        self._parser = _Parser(b"", 0, streams, (int(error_limit), int(warning_limit)), self.dtype)
+        self._parser = _Parser(b"", 0, streams, (int(error_limit), int(warning_limit)), self.dtype,
+                               bool(skip_incomplete))
         self._main, self._sequence = int(main_stream), 0
 
     @property
@@ -324,12 +345,13 @@ class ReferenceParser:
 def parse(data: bytes | memoryview | np.ndarray, base_offset: int, offsets: Sequence[int],
           sizes: Sequence[int], rows: Sequence[int], lines: Sequence[int],
           aliases: Sequence[str], dims: Sequence[int], sparse: Sequence[bool], main_stream: int,
-          is_double: bool, error_limit: int, warning_limit: int) -> dict[str, Any]:
+          is_double: bool, error_limit: int, warning_limit: int,
+          skip_incomplete: bool = False) -> dict[str, Any]:
     """Parses the sequences ``data[offsets[i]:offsets[i]+sizes[i]]``.
 
     Same arguments and result as ``minibatcher._native.ctf_parse``.
     """
     parser = ReferenceParser(aliases, dims, sparse, main_stream, is_double, error_limit,
-                             warning_limit)
+                             warning_limit, skip_incomplete=skip_incomplete)
     parser.feed(data, base_offset, offsets, sizes, rows, lines)
     return parser.finish()

@@ -25,8 +25,9 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from ...errors import ConfigError
+from ..guarded_file import GuardedFile
 
-__all__ = ["MAX_NAMES", "StreamSurvey", "merge_surveys", "survey", "survey_blocks"]
+__all__ = ["MAX_NAMES", "StreamSurvey", "merge_surveys", "survey", "survey_blocks", "survey_file"]
 
 MAX_NAMES = 1000
 _PIPE, _HASH, _COLON, _NL = 0x7C, 0x23, 0x3A, 0x0A
@@ -280,4 +281,25 @@ def survey_blocks(data: Any, *, block_size: int = _BLOCK_SIZE, impl: str = "nati
         start = stop
         if progress is not None:
             progress(stop)
+    return merge_surveys(parts)
+
+
+def survey_file(file: GuardedFile, *, block_size: int = 1 << 20, impl: str = "native",
+                progress: Callable[[int], object] | None = None) -> list[StreamSurvey]:
+    """:func:`survey` of an open file, read in blocks of whole lines with
+    ``pread`` (a file that shrinks meanwhile is a ``FileChangedError``, not a
+    crash), calling ``progress(bytes_done)`` after each block.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.ctf"; _ = p.write_bytes(b"|a 1 |b 2\\n" * 3)
+        >>> [(s.name, s.samples) for s in survey_file(GuardedFile(p), block_size=4)]
+        [('a', 3), ('b', 3)]
+    """
+    parts = []
+    for offset, block in file.line_blocks(block_size):
+        parts.append(survey(block, impl))
+        if progress is not None:
+            progress(offset + len(block))
+    file.check()
     return merge_surveys(parts)

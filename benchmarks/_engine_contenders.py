@@ -146,13 +146,15 @@ def prepare_memory(spec: dict[str, Any]) -> Callable[[], dict]:
 
     def work() -> dict:
         sweep = source.sweep_size
-        started = time.perf_counter()
-        samples, _ = drain(source, delivered, limit=sweep)
-        seconds = time.perf_counter() - started
+        stamps = [time.perf_counter()]
+        samples, _ = drain(source, delivered, limit=sweep,
+                           observe=lambda: stamps.append(time.perf_counter()))
+        seconds = stamps[-1] - stamps[0]
         summed_samples, total = drain(source, limit=sweep)
-        summed_s = time.perf_counter() - started - seconds
+        summed_s = time.perf_counter() - stamps[-1]
         return {"seconds": seconds, "samples": samples, "summed_s": summed_s,
-                "summed_samples": summed_samples, "checksum": total}
+                "summed_samples": summed_samples, "checksum": total,
+                "median_mb_s": float(np.median(np.diff(stamps)))}
     return work
 
 

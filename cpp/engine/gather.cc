@@ -96,8 +96,8 @@ bool gather_csr(const CsrSource* sources, size_t source_count, size_t value_byte
   int64_t at = 0;
   for (size_t i = 0; i < pieces.count; ++i) {
     const CsrSource& s = sources[pieces.source[i]];
-    if (i + kPrefetchAhead < pieces.count) {
-      const size_t j = i + kPrefetchAhead;
+    if (i + kIndexAhead < pieces.count) {  // sparse rows are short: look further ahead
+      const size_t j = i + kIndexAhead;
       const CsrSource& t = sources[pieces.source[j]];
       const int64_t at = t.indptr[pieces.start[j]];
       const size_t count = size_t(t.indptr[pieces.start[j] + pieces.length[j]] - at);

@@ -35,8 +35,10 @@ from .. import _native
 from ..deserializer import ChunkData, Deserializer
 
 
-def _release(future: cf.Future) -> None:
-    """Nothing: the chunk is freed when this task's arguments are, on the release thread."""
+def _release(box: list[cf.Future]) -> None:
+    """Drops the last reference to a chunk's future (and so the chunk), on the
+    release thread, before the task counts as done."""
+    box.clear()
 
 
 def _contiguous(a: np.ndarray | None, dtype: type | None = None) -> np.ndarray | None:
@@ -56,6 +58,7 @@ class ChunkCache:
         self._wanted: list[int] | None = None  # the last want(), if nothing was loaded since
         self._releaser = cf.ThreadPoolExecutor(max_workers=1,
                                                thread_name_prefix="minibatcher-release")
+        self._releasing: list[cf.Future] = []
 
     def _load(self, chunk_id: int) -> ChunkData:
         try:
@@ -67,8 +70,16 @@ class ChunkCache:
 
     def _submit(self, chunk_id: int) -> None:
         if chunk_id not in self._futures:
+            self._settle()
             self._futures[chunk_id] = self._pool.submit(self._load, chunk_id)
             self._wanted = None
+
+    def _settle(self) -> None:
+        """Waits until dropped chunks are freed: memory is returned before new
+        chunks are loaded, so resident data stays within the window."""
+        for future in self._releasing:
+            future.result()
+        self._releasing.clear()
 
     def want(self, chunk_ids: Iterable[int]) -> None:
         """Makes exactly ``chunk_ids`` resident or loading (in the given order);
@@ -86,9 +97,9 @@ class ChunkCache:
     def _drop(self, chunk_id: int) -> None:
         self.registry.remove(chunk_id)
         self._ready.pop(chunk_id, None)
-        future = self._futures.pop(chunk_id)
-        if not future.cancel():  # the last reference goes with the task, on that thread
-            self._releaser.submit(_release, future)
+        box = [self._futures.pop(chunk_id)]  # no other reference here: the release thread
+        if not box[0].cancel():              # drops the last one, and the chunk with it
+            self._releasing.append(self._releaser.submit(_release, box))
 
     def get(self, chunk_id: int) -> ChunkData:
         """The chunk, waiting for its parse; errors are re-raised here."""
@@ -135,5 +146,6 @@ class ChunkCache:
         for chunk_id in list(self._futures):
             self._drop(chunk_id)
         self._wanted = None
+        self._releasing.clear()
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._releaser.shutdown(wait=True)

@@ -113,7 +113,7 @@ class Picks:
 
     def subset(self, mask: np.ndarray) -> "Picks":
         """The picks where ``mask`` is set."""
-        return Picks(self.chunks, self.source[mask], self.within[mask])
+        return Picks(self.chunks, self.source[mask], self.within[mask], self.ids)
 
 
 class Packer(abc.ABC):

@@ -32,7 +32,7 @@ import ray.data
 from ray.data.block import BlockAccessor, BlockMetadata
 
 from ..deserializer import ChunkData, Deserializer
-from ..engine.gather import gather_sequences
+from ..engine.gather import gather_dense, gather_sparse, sample_ranges
 from ..engine.layout import CSRMatrix
 from ..streams import StreamInformation
 
@@ -62,7 +62,9 @@ def chunk_columns(chunk: ChunkData, infos: list[StreamInformation], first: int,
                                       "key": np.asarray(keys, dtype=np.uint64)}
     source, within = np.zeros(n, dtype=np.int32), np.arange(n, dtype=np.int64)
     for info, stream in zip(infos, chunk.streams):
-        values, lengths = gather_sequences([stream], source, within, info)
+        starts, lengths = sample_ranges([stream], source, within)
+        gather = gather_sparse if info.is_sparse else gather_dense
+        values = gather([stream], source, starts, lengths, info.dim, info.dtype)
         cuts = np.concatenate([[0], np.cumsum(lengths)]).tolist()
         if not isinstance(values, CSRMatrix):
             columns[info.name] = _ragged([np.ascontiguousarray(values[a:b])

@@ -183,7 +183,7 @@ def test_file_changed_underneath(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def test_not_a_regular_file_and_bad_options(tmp_path: Path) -> None:
-    with pytest.raises(IsADirectoryError, match="should be a regular file"):
+    with pytest.raises(NotARegularFileError, match="TFRecord file is not a regular file but a directory"):
         TFRecordFile(tmp_path)
     os.mkfifo(tmp_path / "fifo")
     with pytest.raises(NotARegularFileError, match="FIFO"):

@@ -187,7 +187,7 @@ int64_t emit_list(Span s, Kind kind, FeatureValues* out) {
       if (!r.bytes(&v) || v.n % 4 != 0) return -1;
       const size_t at = out->floats.size();
       out->floats.resize(at + v.n / 4);
-      std::memcpy(out->floats.data() + at, v.p, v.n);
+      if (v.n) std::memcpy(out->floats.data() + at, v.p, v.n);
       count += int64_t(v.n / 4);
     } else if (kind == Kind::kFloat && wire == 5) {
       if (r.end - r.p < 4) return -1;

@@ -85,3 +85,18 @@ def test_example_decoding_agrees(blobs: list[bytes], kinds: list[int]) -> None:
             assert bytes(fa["values"][:nb]) == bytes(fb["values"][:nb])
         else:
             assert fa["values"][:total].tobytes() == fb["values"][:total].tobytes()
+
+
+def test_an_empty_packed_list_decodes_as_no_values() -> None:
+    # FloatList {value: packed, length 0}: found by the fuzzer (a zero-length copy from a null
+    # pointer, undefined behaviour); both decoders give the feature no values.
+    floats = b"\x0a\x00"
+    feature = b"\x12" + bytes([len(floats)]) + floats
+    entry = b"\x0a\x01a" + b"\x12" + bytes([len(feature)]) + feature
+    features = b"\x0a" + bytes([len(entry)]) + entry
+    blob = b"\x0a" + bytes([len(features)]) + features
+    data, ends = np.frombuffer(blob, np.uint8), np.array([len(blob)], np.int64)
+    for decode in (_native.example_decode, example_reference.decode):
+        out = decode(data, ends, ["a"], [2])
+        assert out["error"] == 0 and out["records"] == 1, decode
+        assert out["features"][0]["counts"][:1].tolist() == [0]

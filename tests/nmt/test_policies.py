@@ -100,6 +100,33 @@ def test_every_rank_gets_the_same_number_of_batches(files, policy: str) -> None:
                                                                      ref.target_input)
 
 
+def test_ranks_need_a_shared_seed(files) -> None:
+    # without random_seed and without a global seed every rank would draw its own shuffle seeds
+    # and deal from a different plan (pairs read twice or never): a clear error instead
+    with pytest.raises(ConfigError, match="random_seed should be set when num_ranks > 1"):
+        build(files, random_seed=None, num_ranks=2, rank=0)
+    build(files, random_seed=None)  # one rank: unseeded is fine (random seeds, as TF)
+
+
+def test_ranks_with_a_global_seed_deal_one_plan(files) -> None:
+    # tf.random.set_seed on every rank (separate processes: a fresh op-seed stream each) gives
+    # every rank the same seeds: the ranks' batches together are the whole epoch, once each
+    src, tgt, vocab = (str(p) for p in files)
+    table, _ = create_vocab_tables(vocab, vocab, share_vocab=True)
+    parts = []
+    for rank in range(2):
+        with random_seed_scope(5):
+            ds = get_iterator(TextLineDataset(src), TextLineDataset(tgt), table, table, 32,
+                              "<s>", "</s>", None, 5, num_ranks=2, rank=rank,
+                              rank_policy="drop")
+        parts.append(list(ds))
+    with random_seed_scope(5):
+        whole = list(get_iterator(TextLineDataset(src), TextLineDataset(tgt), table, table, 32,
+                                  "<s>", "</s>", None, 5))
+    dealt = [parts[g % 2][g // 2] for g in range(2 * len(parts[0]))]
+    assert pairs_of(dealt) == pairs_of(whole[:len(dealt)])
+
+
 def test_ranks_need_line_datasets(files) -> None:
     table, _ = create_vocab_tables(str(files[2]), str(files[2]), share_vocab=True)
     gen = Dataset.from_generator(lambda: iter([b"w1"]))

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.state import require
-from ..errors import CheckpointError
+from ..errors import CheckpointError, ConfigError
 from ..tfdata import Dataset
 from ..tfdata.core import UNKNOWN, Iter
 from ..tfdata.shuffle import SeedGenerator
@@ -156,6 +156,13 @@ class NmtBatchDataset(SeedGenerator, Dataset):
                  tables: tuple[VocabTable, VocabTable], options: NmtOptions, sos: bytes,
                  eos: bytes, random_seed: int | None) -> None:
         SeedGenerator.__init__(self, random_seed, options.reshuffle_each_iteration)
+        if options.num_ranks > 1 and not self._seeded:
+            raise ConfigError(
+                "option random_seed should be set when num_ranks > 1, but got random_seed=None "
+                "(and no global seed is set); every rank would draw its own shuffle seeds and deal "
+                "from a different plan (pairs read twice or never). Pass the same random_seed on every "
+                "rank (e.g. random_seed=7), call minibatcher.tfdata.set_random_seed(...) the same "
+                "way on every rank, or use nmt's num_shards/shard_index line sharding instead")
         self._datasets, self._corpora, self._tables = (src, tgt), corpora, tables
         self.options = options
         self._sos, self._eos = sos, eos

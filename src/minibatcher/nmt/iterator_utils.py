@@ -12,7 +12,8 @@ otherwise the step-for-step tfdata port (:mod:`.reference`) runs. Both give
 the same batches. Beyond nmt (fast path only): ``batching="tokens"``
 (``max_tokens``, fairseq-style), ``batching="sorted_pool"`` (``pool_size``),
 and ``num_ranks``/``rank`` that deal batches so every rank gets the same
-number (``rank_policy="pad"`` or ``"drop"``).
+number (``rank_policy="pad"`` or ``"drop"``; every rank needs the same
+``random_seed``, or the same global seed, so that all deal from one plan).
 
 Example:
     >>> from minibatcher.tfdata import Dataset

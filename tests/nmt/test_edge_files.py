@@ -4,6 +4,8 @@ inference through str.splitlines() (nmt's load_data) and through TextLineDataset
 
 from __future__ import annotations
 
+import pytest
+
 from minibatcher.nmt import VocabTable
 from minibatcher.tfdata import TextLineDataset
 
@@ -27,10 +29,14 @@ def test_a_string_with_a_lone_cr_keeps_it_inside_the_word(path) -> None:
     assert s == [[0]]
 
 
-def test_train_through_text_line_dataset(write, path) -> None:
+@pytest.mark.parametrize("num_buckets", [1, 5])
+def test_train_through_text_line_dataset(write, path, num_buckets: int) -> None:
     src = TextLineDataset(str(write(SRC, "edge.src")))
     tgt = TextLineDataset(str(write(TGT, "edge.tgt")))
-    (s, tin, tout, sl, tl), = rows(train(path, src, tgt, VocabTable(VOCAB), batch_size=16))
+    # spec §6: num_buckets 1 and 5; every pair has fewer than 10 words (key 0 of width 10), so
+    # both give one batch of the kept pairs in file order
+    (s, tin, tout, sl, tl), = rows(train(path, src, tgt, VocabTable(VOCAB), batch_size=16,
+                                         num_buckets=num_buckets))
     # kept pairs: lines 1-5 and 9-12 (6 and 7: empty/space-only source; 8: empty target);
     # TextLineDataset drops every \r (line 2 "c\rd" is the word "cd"); NBSP, VT, FF and TAB
     # stay inside words (OOV)
@@ -39,6 +45,20 @@ def test_train_through_text_line_dataset(write, path) -> None:
                                               [4, 3]]
     assert tin[6] == [1, 6, 2] and tin[7] == [1, 1, 3]  # literal <s> is an ordinary token id
     assert tout[7] == [1, 3, 2] and tl[7] == 3
+
+
+def test_train_buckets_of_width_1(write, path) -> None:
+    src = TextLineDataset(str(write(SRC, "edge.src")))
+    tgt = TextLineDataset(str(write(TGT, "edge.tgt")))
+    got = rows(train(path, src, tgt, VocabTable(VOCAB), batch_size=2, num_buckets=5,
+                     src_max_len=5))
+    # width ceil(5/5) = 1, so key = max(src words, target words + 1): kept pairs 0-8 have keys
+    # [2, 2, 2, 2, 3, 2, 3, 3, 2]; windows of 2 fill as (0, 1), (2, 3), (4, 6), (5, 8), then
+    # the partial window of key 3 (pair 7) is flushed
+    assert [b[3] for b in got] == [[2, 1], [1, 1], [1, 3], [1, 2], [2]]
+    assert [b[4] for b in got] == [[2, 2], [2, 2], [3, 2], [2, 2], [3]]
+    assert got[2][0] == [[0, 2, 2], [7, 0, 3]]  # "c\x0cd" (OOV) padded with </s>; "é ü a"
+    assert got[4][1] == [[1, 1, 3]]  # "<s> a": the literal <s> is an ordinary token
 
 
 def test_infer_splitlines_vs_text_line_dataset(write, path) -> None:

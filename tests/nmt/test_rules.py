@@ -4,6 +4,7 @@ on the fast path and on the tfdata port (the ``path`` fixture)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from minibatcher.nmt import VocabTable
 from minibatcher.tfdata import Dataset, random_seed_scope
@@ -45,6 +46,19 @@ def test_missing_specials_look_up_as_zero(path) -> None:
     t = VocabTable([b"a", b"b"])
     (s, tin, tout, _, _), = rows(train(path, ["a", "b b"], ["b", "b"], t))
     assert tin == [[0, 1], [0, 1]] and tout == [[1, 0], [1, 0]] and s == [[0, 0], [1, 1]]
+
+
+@pytest.mark.parametrize("empty", ["", b"", None])
+def test_empty_sos_eos_fall_back_to_the_defaults(path, table, empty) -> None:
+    # spec §1: falsy sos/eos fall back to vocab_utils.SOS/EOS (nmt's hparams); they are not
+    # looked up as "" (which would give UNK_ID 0 for <s>, </s> and the padding)
+    src, tgt = ["a b", "c"], ["d", "a b"]
+    want = rows(train(path, src, tgt, table))
+    assert want[0][1] == [[1, 6, 2], [1, 3, 4]]
+    assert rows(train(path, src, tgt, table, sos=empty, eos=empty)) == want
+    got = rows(infer(path, ["a b", "c"], table, batch_size=4, eos=empty))
+    assert got == rows(infer(path, ["a b", "c"], table, batch_size=4))
+    assert got[0][0] == [[3, 4], [5, 2]]
 
 
 def test_zip_stops_at_the_shorter_file(path, table) -> None:

@@ -44,6 +44,16 @@ def test_check_vocab_keeps_a_good_file_and_custom_specials(write, tmp_path) -> N
         check_vocab(str(write(b"a\n", "short")), str(tmp_path))
 
 
+@pytest.mark.parametrize("empty", ["", None])
+def test_check_vocab_empty_specials_fall_back_to_the_defaults(write, tmp_path, empty) -> None:
+    # nmt: "if not sos: sos = SOS" (and unk, eos): an empty special token means the default
+    p = write(b"<unk>\n<s>\n</s>\nw\n", "v")
+    assert check_vocab(str(p), str(tmp_path / "o"), sos=empty, eos=empty, unk=empty) == (4, str(p))
+    q = write(b"x\ny\nw\n", "q")
+    size, path = check_vocab(str(q), str(tmp_path / "o"), sos=empty, eos=empty, unk=empty)
+    assert size == 6 and open(path, "rb").read() == b"<unk>\n<s>\n</s>\nx\ny\nw\n"
+
+
 def test_table_keys_are_whole_lines(write) -> None:
     t = VocabTable.from_file(str(write(b"a\r\nb \n c\n\xc3\xa9", "v")))
     assert t.words == [b"a", b"b ", b" c", "é".encode()]

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..tfdata import Dataset
 from .dataset import BatchedInput
-from .vocab_utils import DEFAULT_CHAR_MAXLEN, EOS_CHAR_ID, VocabTable
+from .vocab_utils import DEFAULT_CHAR_MAXLEN, EOS, EOS_CHAR_ID, SOS, VocabTable
 
 
 def string_split(line: bytes) -> np.ndarray:
@@ -81,6 +81,7 @@ def get_iterator(src_dataset: Dataset, tgt_dataset: Dataset, src_vocab_table: Vo
     """
     if not output_buffer_size:
         output_buffer_size = batch_size * 1000
+    sos, eos = sos or SOS, eos or EOS  # falsy: the defaults (nmt's hparams, spec §1)
     if use_char_encode:
         src_eos_id = np.int32(EOS_CHAR_ID)
     else:
@@ -141,6 +142,7 @@ def get_infer_iterator(src_dataset: Dataset, src_vocab_table: VocabTable, batch_
         >>> b.source.shape, b.source_sequence_length.tolist()
         ((2, 0), [0, 0])
     """
+    eos = eos or EOS  # falsy: the default (nmt's hparams, spec §1)
     src_eos_id = np.int32(EOS_CHAR_ID if use_char_encode else src_vocab_table.lookup(eos))
     ds = src_dataset.map(string_split)
     if src_max_len:

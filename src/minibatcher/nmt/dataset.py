@@ -159,10 +159,11 @@ class NmtBatchDataset(SeedGenerator, Dataset):
         if options.num_ranks > 1 and not self._seeded:
             raise ConfigError(
                 "option random_seed should be set when num_ranks > 1, but got random_seed=None "
-                "(and no global seed is set); every rank would draw its own shuffle seeds and deal "
-                "from a different plan (pairs read twice or never). Pass the same random_seed on every "
-                "rank (e.g. random_seed=7), call minibatcher.tfdata.set_random_seed(...) the same "
-                "way on every rank, or use nmt's num_shards/shard_index line sharding instead")
+                "(and no global seed is set); every rank would draw its own shuffle seeds and "
+                "deal from a different plan (pairs read twice or never). Pass the same "
+                "random_seed on every rank (e.g. random_seed=7), call "
+                "minibatcher.tfdata.set_random_seed(...) the same way on every rank, or use "
+                "nmt's num_shards/shard_index line sharding instead")
         self._datasets, self._corpora, self._tables = (src, tgt), corpora, tables
         self.options = options
         self._sos, self._eos = sos, eos

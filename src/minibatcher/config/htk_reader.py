@@ -63,6 +63,26 @@ def _int(text: str, what: str) -> int:
         raise ConfigError(f"{what} should be an integer, but got {text!r}") from None
 
 
+def _per_epoch(node: ConfigNode, key: str) -> list[int]:
+    """A per-epoch int array (CNTK's ``argvector``): ``1:2:4``; ``N*k`` repeats N for k epochs.
+
+    Example:
+        >>> from minibatcher.config import parse_config
+        >>> _per_epoch(parse_config("r = [ n = 2*3:4 ]")["r"], "n")
+        [2, 2, 2, 4]
+    """
+    out: list[int] = []
+    for item in _values(node, key):
+        value, star, times = item.partition("*")
+        counts = (_int(value.strip(), f"{node.location}: {key}"),
+                  _int(times.strip(), f"{node.location}: {key}") if star else 1)
+        if min(counts) < 1:
+            raise ConfigError(f"{node.location}: option {key} should be positive integers, one per "
+                              f"epoch (N*k repeats N for k epochs), but got {key}={item}")
+        out += [counts[0]] * counts[1]
+    return out
+
+
 def _context(node: ConfigNode) -> tuple[int, int] | None:
     if not node.has("contextWindow"):
         return None
@@ -187,22 +207,22 @@ def legacy_htk(reader: ConfigNode, paths: ConfigPaths,
         **_randomization(reader), "frame_mode": frame_mode,
         "trace_level": _common(reader)["trace_level"], "local_timeline": False,
         "cross_sweep_boundaries": False}
-    utterances = [_int(v, "nbruttsineachrecurrentiter")
-                  for v in _values(reader, "nbruttsineachrecurrentiter")] if reader.has(
-        "nbruttsineachrecurrentiter") else [1]
+    utterances = (_per_epoch(reader, "nbruttsineachrecurrentiter")
+                  if reader.has("nbruttsineachrecurrentiter") else [1])
     if truncated:
         if frame_mode:
             raise ConfigError(f"{reader.location}: frameMode=true and truncated=true are mutually "
                               "exclusive")
         length = reader.get_int("truncationLength", 0)
-        if not length:
-            raise ConfigError(f"{reader.location}: truncated=true needs truncationLength (the "
-                              "minibatch size per parallel utterance)")
-        options["truncation_length"] = length
+        if length:
+            options["truncation_length"] = length
+        else:  # CNTK: truncation = mbSize, nbrutts[epoch] parallel utterances per minibatch
+            options["truncated_by_minibatch"] = True
+            options["utterances_per_minibatch"] = utterances
     elif kind == _LEGACY:
         options["full_minibatches"] = reader.get_str("miniBatchMode", "partial").lower() == "full"
         if not frame_mode:
-            options["utterances_per_minibatch"] = utterances[0]
+            options["utterances_per_minibatch"] = utterances
     return deserializers, options
 
 
@@ -232,10 +252,11 @@ def source_class(options: dict[str, Any]) -> type:
     from ..engine.source import MinibatchSource
     from ..formats.htk.legacy import LegacyHTKSource
 
-    if options.get("utterances_per_minibatch") or options.get("full_minibatches"):
+    legacy = ("utterances_per_minibatch", "full_minibatches", "truncated_by_minibatch")
+    if any(options.get(key) for key in legacy):
         return LegacyHTKSource
-    options.pop("utterances_per_minibatch", None)
-    options.pop("full_minibatches", None)
+    for key in legacy:
+        options.pop(key, None)
     return MinibatchSource
 
 

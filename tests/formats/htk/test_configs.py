@@ -100,3 +100,55 @@ def test_truncated_bptt_and_double(folder):
     source.start_epoch(0, 1918)
     mb = source.next_minibatch(40)
     assert mb["features"].values.dtype == np.float64 and mb["features"].num_samples == 40
+
+
+def test_legacy_truncation_is_the_minibatch_size(folder):
+    # cntk-htk-mlf-and-randomizer.md §6: legacy truncated BPTT runs nbruttsineachrecurrentiter
+    # parallel utterances of mbSize frames each; the HTKDeserializers wrapper without
+    # truncationLength uses truncation = mbSize and mbSize = nbrutts[epoch] x mbSize.
+    for kind in ("HTKMLFReader", "HTKDeserializers"):
+        source = legacy(folder, 'frameMode = false; truncated = true; readMethod = "none"; '
+                                'nbruttsineachrecurrentiter = 2', kind=kind)
+        source.start_epoch(0, 1918)
+        mb = source.next_minibatch(20)
+        layout = mb["features"].layout
+        assert (layout.num_rows, layout.width, mb["features"].num_samples) == (2, 20, 40)
+        assert mb["labels"].num_samples == 40
+        rows = [mb["features"].num_samples for mb in read(source, 20)]
+        assert sum(rows) + 40 == 1918 and max(rows) == 40
+
+
+def test_legacy_nbrutts_per_epoch(folder):
+    # One value per epoch; later epochs repeat the last one (CNTK's argvector); N*k repeats.
+    source = legacy(folder, 'frameMode = false; truncated = true; readMethod = "none"; '
+                            'nbruttsineachrecurrentiter = 1:3*2:2')
+    assert source.utterances == [1, 3, 3, 2]
+    widths = []
+    for epoch in range(5):
+        source.start_epoch(epoch, 1918)
+        widths.append(source.next_minibatch(10)["features"].layout.num_rows)
+    assert widths == [1, 3, 3, 2, 2]
+    utterance = legacy(folder, 'frameMode = false; readMethod = "none"; '
+                               'nbruttsineachrecurrentiter = 1:2')
+    counts = []
+    for epoch in range(3):
+        utterance.start_epoch(epoch, 1918)
+        counts.append(utterance.next_minibatch(10)["features"].num_sequences)
+    assert counts == [1, 2, 2]
+    with pytest.raises(ConfigError, match="option nbruttsineachrecurrentiter should be positive"):
+        legacy(folder, 'frameMode = false; nbruttsineachrecurrentiter = 0')
+
+
+def test_legacy_truncation_checkpoint_restores(folder):
+    extra = 'frameMode = false; truncated = true; nbruttsineachrecurrentiter = 2'
+    source = legacy(folder, extra)
+    source.start_epoch(0, 1918)
+    source.next_minibatch(30)
+    state = source.get_checkpoint_state()
+    rest = [mb["features"].values.tobytes() for mb in read(source, 30)]
+    again = legacy(folder, extra)
+    again.restore_from_checkpoint(state)
+    assert [mb["features"].values.tobytes() for mb in read(again, 30)] == rest
+    other = legacy(folder, 'frameMode = false; truncated = true; nbruttsineachrecurrentiter = 3')
+    with pytest.raises(Exception, match="utterances_per_minibatch"):
+        other.restore_from_checkpoint(state)

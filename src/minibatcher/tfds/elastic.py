@@ -17,7 +17,12 @@ epoch is:
 
 ``consumed`` can also be read from the old workers' iterator states (their
 interleave cursors say which instructions were opened and how far each open
-one was read, and the file shuffle's iteration gives the epoch).
+one was read, and the file shuffle's pins give the epoch). A state may have
+shuffle buffers after as_dataset: the state holds each shuffle's emitted
+count and seeds, not its buffer, so the stream positions it read and those
+it holds are re-derived by simulating its draws on integers; the held
+examples (read, not delivered) come first in the worker's remainder, as
+one-record instructions (runs of consecutive records merged).
 
 So every example of the epoch is read exactly once over the old and the new
 workers, and the new workers' loads differ by at most one example. Later
@@ -34,22 +39,31 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Any, Mapping, Sequence
 
 from ..errors import CheckpointError, ConfigError
+from ..tfdata.philox import iteration_seeds
+from ..tfdata.shuffle import shuffle_order
 from .read_config import InputContext, ReadConfig
 from .reader import instruction_order
 from .splits import AbsoluteInstruction, AbstractSplit, FileInstruction
 
 
-def consumed_per_instruction(order: Sequence[int], takes: Sequence[int], cycle: int, block: int,
-                             count: int) -> dict[int, int]:
-    """How many examples of each instruction the first ``count`` elements of
-    an interleave (tf.data's cursor, spec §3.2) take; ``order`` is the input
-    order of instruction numbers, ``takes`` their lengths."""
+def interleave_runs(order: Sequence[int], takes: Sequence[int], cycle: int, block: int,
+                    count: int) -> list[tuple[int, int, int]]:
+    """The first ``count`` elements of an interleave (tf.data's cursor, spec
+    §3.2) as runs ``(instruction, first offset, length)`` in stream order;
+    ``order`` is the input order of instruction numbers, ``takes`` their
+    lengths. No data is read.
+
+    Example:
+        >>> interleave_runs([0, 1], [4, 4], cycle=2, block=2, count=5)
+        [(0, 0, 2), (1, 0, 2), (0, 2, 1)]
+    """
     slots: list[list[int] | None] = [None] * cycle
     ci = bi = nxt = 0
-    done: dict[int, int] = {}
+    runs: list[tuple[int, int, int]] = []
     while count > 0:
         slot = slots[ci]
         if slot is not None:
@@ -58,20 +72,27 @@ def consumed_per_instruction(order: Sequence[int], takes: Sequence[int], cycle: 
                 slots[ci], bi, ci = None, 0, (ci + 1) % cycle
                 continue
             n = min(block - bi, takes[inst] - pos, count)
-            slot[1] = done[inst] = pos + n
-            count -= n
-            bi += n
+            runs.append((inst, pos, n))
+            slot[1], count, bi = pos + n, count - n, bi + n
             if bi == block:
                 bi, ci = 0, (ci + 1) % cycle
         elif nxt < len(order):
-            slots[ci] = [order[nxt], 0]
-            done[order[nxt]] = 0
-            nxt += 1
+            slots[ci], nxt = [order[nxt], 0], nxt + 1
         elif any(s is not None for s in slots):
             bi, ci = 0, (ci + 1) % cycle
         else:
             raise ConfigError(f"consumed counts more examples than the worker's part of the "
                               f"split holds ({count} too many)")
+    return runs
+
+
+def consumed_per_instruction(order: Sequence[int], takes: Sequence[int], cycle: int, block: int,
+                             count: int) -> dict[int, int]:
+    """How many examples of each instruction the first ``count`` elements of
+    an interleave take (see :func:`interleave_runs`)."""
+    done: dict[int, int] = {}
+    for inst, first, n in interleave_runs(order, takes, cycle, block, count):
+        done[inst] = first + n
     return done
 
 
@@ -133,9 +154,28 @@ class ElasticRemainder:
         return InstructionSplit(tuple(even_parts(self.pieces, num_workers)[index]))
 
 
-def _interleave_cursor(state: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The cursor of as_dataset's interleave inside a tfdata iterator state
-    (only 1:1, filter and batch steps may follow it)."""
+# -- what an old worker's iterator state says it read --------------------------------------------
+
+_ONE_TO_ONE = frozenset({"map", "prefetch"})  # stream positions pass through unchanged
+_DELIVERING = _ONE_TO_ONE | {"filter", "take", "BatchDataset", "PaddedBatchDataset"}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Walk:
+    """One old worker's state, taken apart: the plan before the interleave
+    (``before``), the interleave's options and cursor (its current state, or
+    its state at the start of the iteration when a shuffle buffer read
+    ahead), and the shuffles after it, outermost first, with their states."""
+
+    before: list[str]
+    interleave: Mapping[str, Any]
+    cursor: Mapping[str, Any]
+    shuffles: list[tuple[Mapping[str, Any], Mapping[str, Any]]]
+
+
+def _walk(state: Mapping[str, Any]) -> _Walk:
+    """Finds as_dataset's interleave in ``state`` and the shuffle buffers after
+    it; refuses steps whose held elements cannot be mapped back to examples."""
     plan = state.get("plan") if isinstance(state, Mapping) else None
     if not isinstance(plan, list):
         raise CheckpointError("the state should be a tfdata iterator state (get_state()), but "
@@ -145,22 +185,112 @@ def _interleave_cursor(state: Mapping[str, Any]) -> Mapping[str, Any]:
     if len(hits) != 1:
         raise CheckpointError("the state should come from an iterator over one "
                               f"ReadOnlyBuilder.as_dataset(...), but it holds {len(hits)}")
-    after = [op for op, _ in plan[hits[0] + 1:]]
-    if any(op in ("shuffle", "interleave", "group_by_window", "zip") for op in after):
-        raise CheckpointError(
-            f"elastic restore needs the examples taken from as_dataset to be the ones delivered, "
-            f"but the pipeline has {after} after it (a shuffle buffer holds examples read and not "
-            f"yet delivered); pass consumed= counts of delivered examples instead")
-    node = state["iterator"]
-    for _ in after:
-        node = node["in"]
-    return node
+    node, shuffles = state["iterator"], []
+    for op, opts in reversed(plan[hits[0] + 1:]):
+        allowed = _ONE_TO_ONE | {"shuffle"} if shuffles else _DELIVERING | {"shuffle"}
+        if op not in allowed:
+            where = "between as_dataset and a shuffle" if shuffles else "after as_dataset"
+            raise CheckpointError(
+                f"elastic restore maps what each old worker read back to examples through "
+                f"{sorted(allowed)} steps {where}, but the pipeline has {op} there")
+        if op == "shuffle":
+            shuffles.append((opts, node))
+            node = node["in0"]  # the input's state at the start: re-derived by simulation
+        else:
+            node = node["in"]
+    return _Walk([op for op, _ in plan[:hits[0]]], plan[hits[0]][1], node, shuffles)
 
 
-def consumed_from_state(state: Mapping[str, Any], order: Sequence[int],
+def _buffered(shuffles: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+              length: int) -> tuple[int | None, list[int]]:
+    """For shuffles over a stream of ``length`` elements (outermost first):
+    how many stream elements they read, and the stream positions read but
+    not delivered (what their buffers hold), re-derived from the emitted
+    counts and the seeds (the buffers are not in the state)."""
+    read: int | None = None
+    held: list[int] = []
+    for opts, st in shuffles:
+        seeds = st["seeds"] if opts["seeds"] == "unseeded" else opts["seeds"]
+        k = int(st["k"])
+        order = shuffle_order(iteration_seeds(int(seeds[0]), int(seeds[1]), k,
+                                              bool(opts["reshuffle_each_iteration"])),
+                              int(opts["buffer_size"]), length)
+        t = int(st["emitted"]) if read is None else read  # an inner one: as its reader read
+        emitted = order.advance(t)
+        if order.emitted != t or (read is None and order.end != int(st["end"])):
+            raise CheckpointError(f"the shuffle state (emitted {t}, read {st.get('end')}) does "
+                                  f"not fit the worker's {length} examples; it was taken with "
+                                  "other data or another split/read_config")
+        held = [int(emitted[o]) for o in held] + [int(p) for p in order.held()]
+        read = int(order.end)
+    return read, held
+
+
+# -- the remainder ---------------------------------------------------------------------------
+
+def _held_pieces(fis: Sequence[FileInstruction], runs: Sequence[tuple[int, int, int]],
+                 held: Sequence[int]) -> list[FileInstruction]:
+    """The examples at stream positions ``held`` (of the stream ``runs``
+    describe) as file instructions, one per run of consecutive records."""
+    out: list[FileInstruction] = []
+    positions = sorted(held)
+    r = start = 0  # run r covers stream positions [start, start + its length)
+    for p in positions:
+        while p >= start + runs[r][2]:
+            start += runs[r][2]
+            r += 1
+        inst, first, _ = runs[r]
+        f, skip = fis[inst], fis[inst].skip + first + p - start
+        last = out[-1] if out else None
+        if last is not None and last.filename == f.filename and last.skip + last.take == skip:
+            out[-1] = FileInstruction(f.filename, last.skip, last.take + 1, f.examples_in_shard)
+        else:
+            out.append(FileInstruction(f.filename, skip, 1, f.examples_in_shard))
+    return out
+
+
+def _unread_pieces(fis: Sequence[FileInstruction], order: Sequence[int],
+                   done: Mapping[int, int]) -> list[FileInstruction]:
+    """Each instruction of ``order`` cut to the part not read yet."""
+    pieces = []
+    for i in order:
+        c, f = done.get(i, 0), fis[i]
+        if c < f.take:
+            pieces.append(FileInstruction(f.filename, f.skip + c, f.take - c,
+                                          f.examples_in_shard))
+    return pieces
+
+
+def _order_of(fis: Sequence[FileInstruction], rc: ReadConfig, shuffle_files: bool,
+              walk: _Walk) -> list[int]:
+    """The worker's instruction order in the state's iteration (the file
+    shuffle's pins give the epoch, and the seeds of an unseeded shuffle)."""
+    if ("shuffle" in walk.before) != bool(shuffle_files):
+        raise ConfigError(f"the states were taken with shuffle_files={not shuffle_files}, but "
+                          f"shuffle_files={shuffle_files} was given")
+    view = instruction_order(len(fis), rc, shuffle_files)._make_view(walk.cursor["in"]["pins"])
+    return [int(i) for i in view.read(0, len(view))]
+
+
+def _pieces_from_state(fis: Sequence[FileInstruction], rc: ReadConfig, shuffle_files: bool,
+                       state: Mapping[str, Any]) -> list[FileInstruction]:
+    """What one old worker has not delivered: the examples its shuffle
+    buffers hold, then the unread rest of its instructions."""
+    walk = _walk(state)
+    order = _order_of(fis, rc, shuffle_files, walk)
+    takes = [f.take for f in fis]
+    read, held = _buffered(walk.shuffles, sum(takes[i] for i in order))
+    if read is None:  # no buffer: the interleave's cursor is current
+        return _unread_pieces(fis, order, consumed_from_state(walk.cursor, order, takes))
+    runs = interleave_runs(order, takes, int(walk.interleave["cycle_length"]),
+                           int(walk.interleave["block_length"]), read)
+    done = {inst: first + n for inst, first, n in runs}
+    return _held_pieces(fis, runs, held) + _unread_pieces(fis, order, done)
+
+
+def consumed_from_state(cursor: Mapping[str, Any], order: Sequence[int],
                         takes: Sequence[int]) -> dict[int, int]:
-    """Examples read per instruction, from a worker's iterator state."""
-    cursor = _interleave_cursor(state)
+    """Examples read per instruction, from as_dataset's interleave cursor."""
     done = {order[a]: takes[order[a]] for a in range(int(cursor["taken"]))}
     for slot in cursor["slots"]:
         if slot is not None:
@@ -168,10 +298,24 @@ def consumed_from_state(state: Mapping[str, Any], order: Sequence[int],
     return done
 
 
-def _epoch_of(state: Mapping[str, Any]) -> int:
-    inner = _interleave_cursor(state).get("in", {})
-    pins = inner.get("pins") if isinstance(inner, Mapping) else None
-    return int(pins.get("k", 0)) if isinstance(pins, Mapping) else 0
+def _pieces_from_count(fis: Sequence[FileInstruction], rc: ReadConfig, shuffle_files: bool,
+                       count: int, epoch: int, cycle: int) -> list[FileInstruction]:
+    """What one old worker has not read after taking ``count`` examples from
+    as_dataset in ``epoch``."""
+    orders = instruction_order(len(fis), rc, shuffle_files)
+    for _ in range(epoch + 1):  # each iteration of the dataset is the next epoch's order
+        order = [int(i) for i in orders]
+    takes = [f.take for f in fis]
+    done = consumed_per_instruction(order, takes, cycle, rc.block_length(), int(count))
+    return _unread_pieces(fis, order, done)
+
+
+def _sorted_instructions(builder, split, rc: ReadConfig) -> list[FileInstruction]:
+    """The split's file instructions in as_dataset's input order."""
+    fis = builder._instructions(AbstractSplit.from_spec(split))
+    if rc.experimental_interleave_sort_fn is not None:
+        fis = list(rc.experimental_interleave_sort_fn(fis))
+    return fis
 
 
 def elastic_remainder(builder, split, *, consumed: Sequence[int] | None = None,
@@ -180,9 +324,12 @@ def elastic_remainder(builder, split, *, consumed: Sequence[int] | None = None,
                       epoch: int = 0) -> ElasticRemainder:
     """What is left of an epoch after ``N`` workers (each with
     ``InputContext(N, w)`` and otherwise ``read_config``) read part of
-    ``builder.as_dataset(split, ...)``: either ``consumed[w]`` examples each in
-    epoch ``epoch``, or up to their iterator ``states[w]`` (``get_state()``,
-    whose epoch they carry; as_dataset followed by map/filter/batch steps).
+    ``builder.as_dataset(split, ...)``: up to their iterator ``states[w]``
+    (``get_state()``, whose epoch they carry; as_dataset followed by
+    map/filter/batch/take and ``shuffle`` steps, shuffle buffers included),
+    or after taking ``consumed[w]`` examples each from as_dataset itself in
+    epoch ``epoch`` (no buffer after it: with a shuffle buffer, the examples
+    taken are not the ones delivered; pass ``states``).
 
     Example:
         >>> import tempfile, pathlib
@@ -198,27 +345,12 @@ def elastic_remainder(builder, split, *, consumed: Sequence[int] | None = None,
         raise ConfigError("give either consumed= (examples read per worker) or states= (their "
                           "iterator states), not both or neither")
     base = read_config or ReadConfig()
-    fis = builder._instructions(AbstractSplit.from_spec(split))
-    if base.experimental_interleave_sort_fn is not None:
-        fis = list(base.experimental_interleave_sort_fn(fis))
-    cycle = base.cycle_length(builder.info.disable_shuffling) or 16
-    takes = [f.take for f in fis]
-    workers = len(consumed if consumed is not None else states)  # type: ignore[arg-type]
+    fis = _sorted_instructions(builder, split, base)
+    marks = list(consumed if consumed is not None else states)  # type: ignore[arg-type]
+    cycle = base.cycle_length(builder.info.disable_shuffling) or os.cpu_count() or 1
     pieces: list[FileInstruction] = []
-    for w in range(workers):
-        rc = dataclasses.replace(base, input_context=InputContext(workers, w))
-        orders = instruction_order(len(fis), rc, shuffle_files)
-        k = epoch if states is None else _epoch_of(states[w])
-        order = [int(i) for i in orders]
-        for _ in range(k):
-            order = [int(i) for i in orders]
-        done = (consumed_per_instruction(order, takes, cycle, base.block_length(),
-                                         int(consumed[w])) if states is None  # type: ignore[index]
-                else consumed_from_state(states[w], order, takes))
-        for i in order:
-            c = done.get(i, 0)
-            if c < fis[i].take:
-                f = fis[i]
-                pieces.append(FileInstruction(f.filename, f.skip + c, f.take - c,
-                                              f.examples_in_shard))
+    for w, mark in enumerate(marks):
+        rc = dataclasses.replace(base, input_context=InputContext(len(marks), w))
+        pieces += (_pieces_from_state(fis, rc, shuffle_files, mark) if states is not None
+                   else _pieces_from_count(fis, rc, shuffle_files, mark, epoch, cycle))
     return ElasticRemainder(tuple(pieces))

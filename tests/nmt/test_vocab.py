@@ -26,8 +26,9 @@ def test_check_vocab_prepends_specials_without_dedup(write, tmp_path) -> None:
     size, path = check_vocab(str(p), str(tmp_path / "out"))
     assert size == 6 and path == str(tmp_path / "out" / "vocab.en")
     assert (tmp_path / "out" / "vocab.en").read_bytes() == b"<unk>\n<s>\n</s>\nx\ny\n<unk>\n"
-    with pytest.raises(FormatError, match=r"vocab.en:6: the word '<unk>' is also on line 1.*"
-                                          r"check_vocab prepended"):
+    # the error names the original file and its line (line 6 of the rewritten file)
+    with pytest.raises(FormatError, match=rf"^{p}:3: the word '<unk>' is also one of the special "
+                                          r"tokens check_vocab prepended .*line 6 of .*out"):
         create_vocab_tables(path, path, share_vocab=True)
 
 
@@ -65,6 +66,40 @@ def test_table_keys_are_whole_lines(write) -> None:
 def test_empty_line_is_a_clear_error(write, content: bytes, line: int) -> None:
     with pytest.raises(FormatError, match=rf"v:{line}: empty line in a vocabulary file"):
         VocabTable.from_file(str(write(content, "v")))
+
+
+@pytest.mark.parametrize("content, line", [(b"x\n\ny\n", 2), (b"x\r\ny\n  \n", 3),
+                                           (b"x\x0by\nz\n\n", 3)])
+def test_blank_line_after_check_vocab_names_the_original_line(write, tmp_path, content: bytes,
+                                                              line: int) -> None:
+    # check_vocab rewrites the file with <unk> <s> </s> first (nmt, no de-duplication): the
+    # blank line moves down 3 lines (or more when splitlines breaks a line at a VT); the error
+    # names the original file and its own line, and the rewritten file's line
+    src = write(content, "vocab.de")
+    _, path = check_vocab(str(src), str(tmp_path / "out"))
+    with pytest.raises(FormatError) as err:
+        VocabTable.from_file(path)
+    message = str(err.value)
+    assert message.startswith(f"{src}:{line}: empty line in a vocabulary file"), message
+    rewritten = open(path, "rb").read().split(b"\n").index(b"") + 1
+    assert f"(line {rewritten} of {path}; check_vocab wrote it with <unk> <s> </s> prepended)" \
+        in message
+
+
+def test_duplicate_after_check_vocab_names_both_original_lines(write, tmp_path) -> None:
+    src = write(b"a\nb\nc\nb\n", "vocab.de")
+    _, path = check_vocab(str(src), str(tmp_path / "out"))
+    with pytest.raises(FormatError, match=rf"^{src}:4: the word 'b' is also on line 2; .*"
+                                          rf"\(lines 7 and 5 of {path}; check_vocab wrote it"):
+        VocabTable.from_file(path)
+
+
+def test_check_vocab_in_place_names_both_lines(write, tmp_path) -> None:
+    src = write(b"x\ny\n\n", "vocab.de")  # out_dir is the file's own folder: nmt overwrites it
+    _, path = check_vocab(str(src), str(tmp_path))
+    assert path == str(src)
+    with pytest.raises(FormatError, match=rf"^{src}:6: empty line .*line 3 before check_vocab"):
+        VocabTable.from_file(path)
 
 
 def test_duplicate_word_names_both_lines(write) -> None:

@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -53,10 +54,76 @@ def load_vocab(vocab_file: str) -> tuple[list[str], int]:
         >>> load_vocab(str(p))
         (['a', '', 'b'], 3)
     """
-    with open(vocab_file, "rb") as f:
-        text = f.read().decode("utf-8")
-    vocab = [line.strip() for line in text.splitlines()]
+    vocab = [line.strip() for line in _read_lines(vocab_file)]
     return vocab, len(vocab)
+
+
+def _read_lines(vocab_file: str) -> list[str]:
+    with open(vocab_file, "rb") as f:
+        return f.read().decode("utf-8").splitlines(keepends=True)
+
+
+def _newline_numbers(lines: list[str]) -> tuple[int, ...]:
+    """The 1-based ``\\n``-counted line (as an editor shows it) of each
+    ``splitlines`` line, which also breaks at VT, FF, a lone CR...
+
+    Example:
+        >>> _newline_numbers("a\\x0bb\\nc\\r\\nd".splitlines(keepends=True))
+        (1, 1, 2, 3)
+    """
+    out, line = [], 1
+    for piece in lines:
+        out.append(line)
+        line += piece.count("\n")
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class _Rewrite:
+    """A vocabulary file ``check_vocab`` wrote: where its words came from."""
+
+    original: str
+    specials: str  # the prepended tokens, space-separated
+    lines: tuple[int, ...]  # the original's line of each word after the specials
+    stamp: tuple[int, int]  # (size, mtime_ns) of the written file
+
+    def where(self, path: str, index: int) -> tuple[str, str]:
+        """``(file:line, note)`` of word ``index`` (0-based, after the specials) of
+        the written file ``path``: its line in the original file, and a note with
+        its line in the written one."""
+        line = self.lines[index - 3]
+        if os.path.abspath(path) == os.path.abspath(self.original):
+            return (f"{path}:{index + 1}",
+                    f"line {line} before check_vocab prepended {self.specials} to it")
+        return (f"{self.original}:{line}",
+                f"line {index + 1} of {path}; check_vocab wrote it with {self.specials} "
+                "prepended")
+
+
+_REWRITES: dict[str, _Rewrite] = {}  # written file (real path) -> its origin, for messages only
+
+
+def _stamp(path: str) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns
+
+
+def _remember_rewrite(new_file: str, original: str, specials: list[str],
+                      lines: tuple[int, ...]) -> None:
+    key = os.path.realpath(new_file)
+    _REWRITES.pop(key, None)
+    while len(_REWRITES) >= 64:
+        del _REWRITES[next(iter(_REWRITES))]
+    _REWRITES[key] = _Rewrite(original, " ".join(specials), lines, _stamp(new_file))
+
+
+def _rewrite_of(path: str) -> _Rewrite | None:
+    """The origin of ``path`` if this process's ``check_vocab`` wrote it (unchanged since)."""
+    found = _REWRITES.get(os.path.realpath(path))
+    try:
+        return found if found is not None and found.stamp == _stamp(path) else None
+    except OSError:
+        return None
 
 
 def check_vocab(vocab_file: str, out_dir: str, check_special_token: bool = True,
@@ -75,7 +142,8 @@ def check_vocab(vocab_file: str, out_dir: str, check_special_token: bool = True,
     """
     if not os.path.exists(vocab_file):
         raise ValueError(f"vocab_file '{vocab_file}' does not exist.")
-    vocab, _ = load_vocab(vocab_file)
+    lines = _read_lines(vocab_file)
+    vocab = [line.strip() for line in lines]
     if check_special_token:
         unk, sos, eos = unk or UNK, sos or SOS, eos or EOS
         if len(vocab) < 3:
@@ -87,6 +155,7 @@ def check_vocab(vocab_file: str, out_dir: str, check_special_token: bool = True,
             new_file = os.path.join(out_dir, os.path.basename(vocab_file))
             with open(new_file, "wb") as f:
                 f.write("".join(f"{w}\n" for w in vocab).encode("utf-8"))
+            _remember_rewrite(new_file, vocab_file, vocab[:3], _newline_numbers(lines))
             vocab_file = new_file
     return len(vocab), vocab_file
 
@@ -105,19 +174,40 @@ def _table_lines(vocabulary_file: str, vocab_size: int | None) -> list[bytes]:
 
 
 def _check_keys(vocabulary_file: str, words: list[bytes]) -> None:
+    origin = _rewrite_of(vocabulary_file)
     first: dict[bytes, int] = {}
     for i, w in enumerate(words):
         if not w:
-            raise FormatError(f"{vocabulary_file}:{i + 1}: empty line in a vocabulary file (every "
-                              "line is a key of the lookup table; TensorFlow fails with 'empty "
-                              "line found'); remove the line")
+            where, note = origin.where(vocabulary_file, i) if origin and i >= 3 \
+                else (f"{vocabulary_file}:{i + 1}", "")
+            raise FormatError(f"{where}: empty line in a vocabulary file (every line is a key of "
+                              "the lookup table; TensorFlow fails with 'empty line found'); "
+                              "remove the line" + (f" ({note})" if note else ""))
         if w in first:
-            raise FormatError(
-                f"{vocabulary_file}:{i + 1}: the word {w.decode('utf-8', 'replace')!r} is also on "
-                f"line {first[w] + 1}; a lookup table needs unique words (TensorFlow fails with "
-                "'HashTable has different value for same key'). If check_vocab prepended "
-                f"{UNK} {SOS} {EOS}, the original file already had them later on: put them first")
+            raise FormatError(_duplicate(vocabulary_file, w.decode("utf-8", "replace"), first[w],
+                                         i, origin))
         first[w] = i
+
+
+def _duplicate(path: str, word: str, first: int, i: int, origin: _Rewrite | None) -> str:
+    """The message of ``word`` on 0-based lines ``first`` and ``i`` of ``path``."""
+    unique = ("a lookup table needs unique words (TensorFlow fails with 'HashTable has different "
+              "value for same key')")
+    if origin is None or i < 3:
+        return (f"{path}:{i + 1}: the word {word!r} is also on line {first + 1}; {unique}. If "
+                f"check_vocab prepended {UNK} {SOS} {EOS}, the original file already had them "
+                "later on: put them first")
+    where, note = origin.where(path, i)
+    if first < 3:
+        return (f"{where}: the word {word!r} is also one of the special tokens check_vocab "
+                f"prepended ({origin.specials}) because {origin.original} did not start with "
+                f"them; {unique}. Put them first in {origin.original} (check_vocab then keeps "
+                f"the file as it is), or remove this line ({note})")
+    if os.path.abspath(path) == os.path.abspath(origin.original):
+        return f"{where}: the word {word!r} is also on line {first + 1}; {unique} ({note})"
+    return (f"{where}: the word {word!r} is also on line {origin.lines[first - 3]}; {unique} "
+            f"(lines {i + 1} and {first + 1} of {path}; check_vocab wrote it with "
+            f"{origin.specials} prepended)")
 
 
 class VocabTable:

@@ -136,21 +136,36 @@ class Dataset:
         return GeneratorDataset(generator, output_types, args, output_signature)
 
     @staticmethod
-    def zip(*datasets: Any, name: str | None = None) -> "Dataset":
+    def zip(*args: Any, datasets: Any = None, name: str | None = None) -> "Dataset":
         """Elements of several datasets side by side; stops at the shortest.
+
+        As tf.data (2.13+): ``zip(a, b)``, ``zip((a, b))`` or ``zip(datasets=(a, b))``;
+        a (nested) tuple or dict of datasets gives elements of that structure.
 
         Example:
             >>> list(Dataset.zip((Dataset.range(3), Dataset.range(5, 7))))
             [(np.int64(0), np.int64(5)), (np.int64(1), np.int64(6))]
+            >>> list(Dataset.zip(datasets={"a": Dataset.range(1)}))
+            [{'a': np.int64(0)}]
         """
         from .combine import ZipDataset
-        structure = datasets[0] if len(datasets) == 1 else datasets
-        return ZipDataset(structure)
+        if not args and datasets is None:
+            raise TypeError("Must pass at least one dataset to `zip`.")
+        if args and datasets is not None:
+            raise TypeError("Both `*args` and `datasets` cannot be set.")
+        if args:
+            datasets = args[0] if len(args) == 1 else args
+        return ZipDataset(datasets)
 
     # -- transformations ---------------------------------------------------------------------
     def map(self, map_func: Callable[..., Any], num_parallel_calls: int | None = None,
-            deterministic: bool | None = None, name: str | None = None) -> "Dataset":
+            deterministic: bool | None = None, synchronous: bool | None = None,
+            use_unbounded_threadpool: bool = False, name: str | None = None) -> "Dataset":
         """``map_func`` applied to every element (tuples unpacked into arguments).
+
+        ``num_parallel_calls``, ``deterministic``, ``synchronous``,
+        ``use_unbounded_threadpool`` and ``name`` are about TF's runtime: accepted
+        and ignored (the function runs in the consuming thread, in order).
 
         Example:
             >>> list(Dataset.zip((Dataset.range(2), Dataset.range(2))).map(lambda a, b: a + b))

@@ -25,9 +25,10 @@ from typing import Any
 from ..deserializer import Deserializer
 from ..errors import ConfigError
 from ..formats.htk import HTKFeatureDeserializer, HTKMLFDeserializer
+from ..formats.htk.features import FeatureDimError
 from ..streams import StreamDef
 from .nodes import ConfigArray, ConfigNode
-from .paths import ConfigPaths
+from .paths import ConfigPaths, _key_and_location
 
 _LEGACY = "htkmlfreader"
 _NEW = ("htkdeserializers", "experimentalhtkmlfreader")
@@ -119,7 +120,12 @@ def _features(name: str, node: ConfigNode, paths: ConfigPaths,
     sd = StreamDef(scp=str(paths.file(node, "scpFile", inherit=False)), shape=node.get_int("dim"),
                    context=_context(node), defines_mb_size=node.get_bool("definesMBSize", False))
     prefix = node.get_str("prefixPathInSCP", "", inherit=True) or None
-    return HTKFeatureDeserializer({name: sd}, base_dir=paths.base_dir, prefix_path=prefix, **common)
+    try:
+        return HTKFeatureDeserializer({name: sd}, base_dir=paths.base_dir, prefix_path=prefix,
+                                      **common)
+    except FeatureDimError as e:  # name the config key, not the Python API's ``shape``
+        key, location = _key_and_location(node, "dim", inherit=True)
+        raise e.for_option("dim", f"{key} at {location}") from None
 
 
 def _mlf_files(node: ConfigNode, paths: ConfigPaths) -> list[str]:

@@ -82,9 +82,35 @@ def test_range_past_the_end(tmp_path, impl):
 
 
 def test_wrong_dim(tmp_path, impl):
+    # The message names the stream, the archive, the SCP line that uses it, what was expected
+    # and what was found, and how to fix it.
     corpus(tmp_path)
-    with pytest.raises(ConfigError, match="stream 'x': shape=4 does not fit archives of 2 values"):
+    with pytest.raises(ConfigError, match=r"stream 'x': option shape should be 2 \(the values per "
+                                          r"frame of archive '.*arch\.htk', used at .*l\.scp:1\) "
+                                          r"or 2 x an odd number of frames \(e\.g\. 22 for 5 "
+                                          r"frames each side\), but got shape=4; use shape=2 with "
+                                          r"context=\(left, right\)"):
         source(tmp_path, impl, shape=4)
+
+
+@pytest.mark.parametrize("features, found", [
+    ("dim = 4", r"or 2 x an odd number of frames .*, but got dim=4; use dim=2 with "
+                r"contextWindow=left:right"),
+    ("dim = 3; contextWindow = 3", r"when contextWindow=1:1 is given \(the stream then delivers "
+                                   r"2 x 3 values\), but got dim=3; use dim=2, or leave out "
+                                   r"contextWindow"),
+])
+def test_wrong_dim_in_a_config_names_the_key(tmp_path, impl, features, found):
+    corpus(tmp_path)
+    (tmp_path / "c.cntk").write_text(
+        'r = [ reader = [ readerType = "HTKMLFReader"\n'
+        f'    features = [ scpFile = "l.scp"; {features} ]\n'
+        '    labels = [ mlfFile = "l.mlf"; labelMappingFile = "s.list"; labelDim = 2 ] ] ]\n')
+    with pytest.raises(ConfigError, match=r"stream 'features': option dim \(r\.reader\.features\."
+                                          r"dim at .*c\.cntk:2:\d+\) should be 2 \(the values per "
+                                          r"frame of archive '.*arch\.htk', used at .*l\.scp:1\) "
+                                          + found):
+        MinibatchSource.from_config(tmp_path / "c.cntk", "r")
 
 
 @pytest.mark.parametrize("bad, what", [

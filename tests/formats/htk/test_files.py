@@ -118,12 +118,14 @@ def test_context_windows_and_dim_rules(tmp_path, impl):
     write_htk(tmp_path / "f.htk", FRAMES)
     assert load(tmp_path, impl, "u.x=f.htk[0,9]\n", shape=12).context == (1, 1)  # 4 x 3 frames
     assert load(tmp_path, impl, "u.x=f.htk[0,9]\n", shape=4, context=(2, 0)).streams[0].dim == 12
-    with pytest.raises(ConfigError, match="shape=8 does not fit archives of 4 values per frame"):
+    with pytest.raises(ConfigError, match=r"option shape should be 4 .* or 4 x an odd number of "
+                                          r"frames .*, but got shape=8"):
         load(tmp_path, impl, "u.x=f.htk[0,9]\n", shape=8)
-    with pytest.raises(ConfigError, match="shape=5 does not fit"):
+    with pytest.raises(ConfigError, match="but got shape=5"):
         load(tmp_path, impl, "u.x=f.htk[0,9]\n", shape=5)
-    with pytest.raises(ConfigError, match=r"shape=12 but the archives hold 4 values per frame; with "
-                                          r"context=\(1, 1\), shape is the file's dimension"):
+    with pytest.raises(ConfigError, match=r"option shape should be 4 .* when context=\(1, 1\) is "
+                                          r"given \(the stream then delivers 4 x 3 values\), but "
+                                          r"got shape=12"):
         load(tmp_path, impl, "u.x=f.htk[0,9]\n", shape=12, context=(1, 1))
 
 

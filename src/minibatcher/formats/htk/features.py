@@ -69,6 +69,53 @@ def single_stream(streams: Mapping[str, StreamDef], field: str, who: str) -> tup
     return name, sd
 
 
+class FeatureDimError(ConfigError):
+    """A feature dimension (``shape``, or a config's ``dim``) that does not fit the HTK files.
+
+    The message names the stream, the archive and the SCP line that first uses it, what was
+    expected and what was found; :meth:`for_option` rewords it for a config's key
+    (``dim``, ``contextWindow``).
+
+    Example:
+        >>> e = FeatureDimError("f", 364, 33, None, "a.htk", "a.scp:1")
+        >>> str(e).split(", but got ")[1]
+        'shape=364; use shape=33 with context=(left, right) to add neighbour frames explicitly'
+        >>> "should be 33 (the values per frame of archive 'a.htk', used at a.scp:1)" in str(e)
+        True
+        >>> c = e.for_option("dim", "reader.features.dim at c.cntk:3")
+        >>> str(c).split(": ", 1)[1][:51]
+        'option dim (reader.features.dim at c.cntk:3) should'
+    """
+
+    def __init__(self, stream: str, dim: int, file_dim: int, context: tuple[int, int] | None,
+                 archive: str, where: str, option: str = "shape", origin: str = "",
+                 config: bool = False) -> None:
+        self.stream, self.dim, self.file_dim, self.context = stream, dim, file_dim, context
+        self.archive, self.where = archive, where
+        fd, window = file_dim, "contextWindow" if config else "context"
+        found = f"the values per frame of archive {archive!r}, used at {where}"
+        named = f"option {option}" + (f" ({origin})" if origin else "")
+        if context is None:
+            expected = (f"{fd} ({found}) or {fd} x an odd number of frames (e.g. {fd * 11} for 5 "
+                        "frames each side)")
+            explicit = "contextWindow=left:right" if config else "context=(left, right)"
+            fix = f"use {option}={fd} with {explicit} to add neighbour frames explicitly"
+        else:
+            given = (f"contextWindow={context[0]}:{context[1]}" if config
+                     else f"context={tuple(context)}")
+            expected = (f"{fd} ({found}) when {given} is given (the stream then delivers "
+                        f"{fd} x {1 + sum(context)} values)")
+            fix = (f"use {option}={fd}, or leave out {window} and give the expanded size "
+                   f"({fd} x an odd number of frames)")
+        super().__init__(f"stream {stream!r}: {named} should be {expected}, but got "
+                         f"{option}={dim}; {fix}")
+
+    def for_option(self, option: str, origin: str) -> "FeatureDimError":
+        """The same error for a config's ``option`` written at ``origin``."""
+        return FeatureDimError(self.stream, self.dim, self.file_dim, self.context, self.archive,
+                               self.where, option, origin, config=True)
+
+
 class HTKFeatureDeserializer(Deserializer):
     """Reads the utterances of SCP files from HTK feature files (CNTK's ``HTKFeatureDeserializer``).
 
@@ -180,7 +227,7 @@ class HTKFeatureDeserializer(Deserializer):
         guid = h["guid"][j] if kind == 12 else b""
         this = (kind, guid, int(h["dim"][j]), int(h["period"][j]))
         if self._reference is None:
-            self._reference, self._reference_file = this, f
+            self._reference, self._reference_file, self._reference_where = this, f, where
             return None
         if this == self._reference:
             return None
@@ -196,24 +243,23 @@ class HTKFeatureDeserializer(Deserializer):
         context = getattr(self._sd, "context", None)
         shape = getattr(self._sd, "shape", None)
         dim = None if shape is None else self._sd.dim
-        if context is not None and tuple(context) != (0, 0):
-            left, right = (int(v) for v in context)
+        context = None if context is None or tuple(context) == (0, 0) else tuple(
+            int(v) for v in context)
+        if context is not None:
             if dim is not None and dim != file_dim:
-                raise ConfigError(
-                    f"stream {self._name!r}: shape={dim} but the archives hold {file_dim} values "
-                    f"per frame; with context={tuple(context)}, shape is the file's dimension "
-                    f"(the stream delivers {file_dim} x {1 + left + right} values)")
-            return file_dim * (1 + left + right), left, right
+                raise self._dim_error(dim, context)
+            return file_dim * (1 + sum(context)), context[0], context[1]
         if dim is None or dim == file_dim:
             return file_dim, 0, 0
         frames, rest = divmod(dim, file_dim)
         if rest or frames % 2 == 0:
-            raise ConfigError(
-                f"stream {self._name!r}: shape={dim} does not fit archives of {file_dim} values "
-                f"per frame; expected the file dimension ({file_dim}) or {file_dim} x an odd "
-                f"number of frames (e.g. {file_dim * 11} for 5 frames each side), or "
-                "context=(left, right) with shape the file dimension")
+            raise self._dim_error(dim, None)
         return dim, frames // 2, frames // 2
+
+    def _dim_error(self, dim: int, context: tuple[int, int] | None) -> "FeatureDimError":
+        archive = str(self._archives.paths[self._reference_file])
+        return FeatureDimError(self._name, dim, self._reference[2], context, archive,
+                               self._reference_where)
 
     # -- Deserializer ---------------------------------------------------------------------------
 

@@ -42,7 +42,12 @@ class LineCorpus:
         return len(self.starts)
 
     def line(self, index: int) -> bytes:
-        """Line ``index`` as bytes."""
+        """Line ``index`` as bytes (without its line break).
+
+        Example:
+            >>> LineCorpus.of_lines([b"a b", b"\\xc3\\xa9"]).line(1).decode()
+            'é'
+        """
         return self.data[self.starts[index]:self.ends[index]].tobytes()
 
     def counts(self) -> np.ndarray:
@@ -73,7 +78,17 @@ class LineCorpus:
     @classmethod
     def from_dataset(cls, dataset: Any) -> "LineCorpus | None":
         """The corpus of a dataset of strings, or None when it has no fixed lines
-        (no view, randomness inside, or elements that are not strings)."""
+        (no view, randomness inside, or elements that are not strings).
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> LineCorpus.from_dataset(Dataset.from_tensor_slices(["a b", "c"])).line(0)
+            b'a b'
+            >>> LineCorpus.from_dataset(Dataset.range(3)) is None  # not strings
+            True
+            >>> LineCorpus.from_dataset(Dataset.from_tensor_slices(["a"]).shuffle(2)) is None
+            True
+        """
         if isinstance(dataset, TextLineDataset) and dataset.sequential:
             return _of_text_files(dataset)
         if not isinstance(dataset, Dataset) or not dataset._has_view() or is_random(dataset):

@@ -93,11 +93,23 @@ class NmtOptions:
 
     @property
     def buffer_size(self) -> int:
-        """The shuffle buffer: ``output_buffer_size or batch_size * 1000`` (nmt)."""
+        """The shuffle buffer: ``output_buffer_size or batch_size * 1000`` (nmt).
+
+        Example:
+            >>> NmtOptions(128).buffer_size, NmtOptions(4, output_buffer_size=16).buffer_size
+            (128000, 16)
+        """
         return self.output_buffer_size or self.batch_size * 1000
 
     def spec(self) -> dict[str, Any]:
-        """The options as a JSON-able dict (checkpoint fingerprint)."""
+        """The options as a JSON-able dict (checkpoint fingerprint).
+
+        Example:
+            >>> import json
+            >>> s = NmtOptions(batch_size=4, num_buckets=5).spec()
+            >>> s["batch_size"], s["num_buckets"], json.loads(json.dumps(s)) == s
+            (4, 5, True)
+        """
         return asdict(self)
 
 

@@ -204,7 +204,14 @@ class Plan:
         return len(self.batches)
 
     def batch(self, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(rows, src_len, tgt_len)`` of this rank's batch ``j``."""
+        """``(rows, src_len, tgt_len)`` of this rank's batch ``j``.
+
+        Example:
+            >>> p = Plan(np.array([7, 5, 9]), np.array([1, 2, 3]), np.array([4, 5, 6]),
+            ...          np.array([0, 2, 3]), np.array([1, 0]), {})
+            >>> [x.tolist() for x in p.batch(0)], [x.tolist() for x in p.batch(1)]
+            ([[9], [3], [6]], [[7, 5], [1, 2], [4, 5]])
+        """
         b = int(self.batches[j])
         a, e = int(self.bounds[b]), int(self.bounds[b + 1])
         return self.rows[a:e], self.src_len[a:e], self.tgt_len[a:e]

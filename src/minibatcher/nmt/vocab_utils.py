@@ -245,14 +245,26 @@ class VocabTable:
         return cls(words, default_value, os.path.basename(vocabulary_file))
 
     def size(self) -> int:
-        """Number of words."""
+        """Number of words (duplicates included: the file's line count).
+
+        Example:
+            >>> VocabTable([b"<unk>", b"a", b"b"]).size()
+            3
+        """
         return len(self.words)
 
     def __len__(self) -> int:
         return len(self.words)
 
     def lookup(self, keys: Any) -> Any:
-        """Ids of ``keys`` (int64; an array for a sequence or array of keys)."""
+        """Ids of ``keys``: an int64 scalar for one str/bytes key, an int64 array of
+        the same shape for a sequence or array of keys (``default_value`` for OOV).
+
+        Example:
+            >>> t = VocabTable([b"<unk>", b"a", b"b"])
+            >>> t.lookup("b"), t.lookup([b"a", "zz"]).tolist(), t.lookup([["b"], ["a"]]).shape
+            (np.int64(2), [1, 0], (2, 1))
+        """
         if isinstance(keys, (str, bytes)):
             key = keys.encode("utf-8") if isinstance(keys, str) else keys
             return np.int64(self._ids.get(key, self.default_value))
@@ -262,14 +274,26 @@ class VocabTable:
         return np.asarray(flat, dtype=np.int64).reshape(arr.shape)
 
     def native(self) -> Any:
-        """The native table used by the fast path (built once)."""
+        """The native table used by the fast path (built once, then cached).
+
+        Example:
+            >>> t = VocabTable([b"<unk>", b"a"])
+            >>> t.native() is t.native()
+            True
+        """
         if self._native is None:
             from .. import _native
             self._native = _native.TextVocab(self.words)
         return self._native
 
     def fingerprint(self) -> Any:
-        """Identity for checkpoints: size, default and a digest of the words."""
+        """Identity for checkpoints: ``[name, size, default_value, digest of the words]``.
+
+        Example:
+            >>> a, b = VocabTable([b"x", b"y"]), VocabTable([b"x", b"z"])
+            >>> a.fingerprint()[:3], a.fingerprint() == b.fingerprint()
+            (['', 2, 0], False)
+        """
         import hashlib
         h = hashlib.blake2b(b"\n".join(self.words), digest_size=8).hexdigest()
         return [self.name, len(self.words), self.default_value, h]
@@ -298,11 +322,23 @@ class ReverseVocabTable:
             else bytes(default_value)
 
     def size(self) -> int:
-        """Number of words."""
+        """Number of words (ids ``0 .. size() - 1``).
+
+        Example:
+            >>> ReverseVocabTable([b"a", b"b"]).size()
+            2
+        """
         return len(self.words) - 1
 
     def lookup(self, ids: Any) -> Any:
-        """Words of ``ids`` (bytes; ``default_value`` outside ``[0, size)``)."""
+        """Words of ``ids`` (bytes; ``default_value`` outside ``[0, size)``): one
+        word for a scalar id, an object array of the same shape otherwise.
+
+        Example:
+            >>> r = ReverseVocabTable([b"a", b"b"], "<unk>")
+            >>> r.lookup(1), r.lookup([0, -1, 2]).tolist()
+            (b'b', [b'a', b'<unk>', b'<unk>'])
+        """
         arr = np.asarray(ids, dtype=np.int64)
         out = np.empty(arr.shape, dtype=object)
         inside = (arr >= 0) & (arr < self.size())

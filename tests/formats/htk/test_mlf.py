@@ -7,8 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from minibatcher import HTKMLFDeserializer, StreamDef
+from minibatcher import HTKFeatureDeserializer, HTKMLFDeserializer, MinibatchSource, StreamDef
 from minibatcher.errors import ConfigError, ErrorBudgetExceeded, FormatError
+from minibatcher.formats.htk import write_htk
 from minibatcher.formats.htk.backend import backend
 
 from .helpers import AN4, mlf_labels, scp_ranges
@@ -90,16 +91,75 @@ def test_real_unittest_mlf(impl):
     assert len(r["keys"]) == 8 and not r["issues"].any() and r["frames"].min() > 0
 
 
-@pytest.mark.skipif(not (SHARED / "mlf").is_dir(), reason="../shared/data/mlf is absent")
+def text_entries(path: Path, states: list[str]) -> dict[str, list[int]]:
+    """An independent reading of a CNTK-style MLF (times in 100 ns): key -> class per frame."""
+    entries, key = {}, None
+    for line in path.read_text().splitlines()[1:]:
+        parts = line.split()
+        if not parts:
+            continue
+        if parts[0].startswith('"'):
+            key = parts[0].strip('"').rsplit(".", 1)[0]
+            entries[key] = []
+        elif parts[0] != ".":
+            start, end = round(int(parts[0]) / 1e5), round(int(parts[1]) / 1e5)
+            assert start == len(entries[key])
+            entries[key] += [states.index(parts[2])] * (end - start)
+    return entries
+
+
+def keys_of(r) -> list[str]:
+    ends = [0] + r["key_ends"].tolist()
+    return [r["key_text"][a:b].decode() for a, b in zip(ends, ends[1:])]
+
+
 def test_timit_mlfs(impl):
+    # The first 3 entries of CNTK's TIMIT alignments, shipped in tests/data/mlf (PROVENANCE.md).
+    states = (MLF_DATA / "TIMIT.statelist").read_text().split()
+    assert len(states) == 183
+    path = MLF_DATA / "TIMIT.core.align_cistate.head3.mlf.cntk"
+    r = backend(impl).parse_mlf(path.read_bytes(), states, len(states))
+    want = text_entries(path, states)
+    assert keys_of(r) == list(want) == ["test-dr1-felc0-si1386", "test-dr1-felc0-si2016",
+                                        "test-dr1-felc0-si756"]
+    assert not r["issues"].any() and r["frames"].tolist() == [len(v) for v in want.values()]
+    assert [labels(r, i) for i in range(3)] == list(want.values())
+    # the HTK-named original uses s2/s3/s4 states that the CNTK state list does not have
+    r = backend(impl).parse_mlf((MLF_DATA / "TIMIT.core.align_cistate.head3.mlf").read_bytes(),
+                                states, 183)
+    assert keys_of(r) == ["TEST/dr1/felc0/si1386", "TEST/dr1/felc0/si2016", "TEST/dr1/felc0/si756"]
+    assert (r["issues"] == 9).all()
+
+
+@pytest.mark.skipif(not (SHARED / "mlf").is_dir(), reason="../shared/data/mlf is absent")
+def test_timit_mlfs_whole_files(impl):
     folder = SHARED / "mlf"
     states = (folder / "TIMIT.statelist").read_text().split()
-    r = backend(impl).parse_mlf((folder / "TIMIT.core.align_cistate.mlf.cntk").read_bytes(), states,
-                                len(states))
-    assert len(r["keys"]) > 100 and not r["issues"].any()
-    # the HTK-named original uses s2/s3/s4 states that the CNTK state list does not have
+    path = folder / "TIMIT.core.align_cistate.mlf.cntk"
+    r = backend(impl).parse_mlf(path.read_bytes(), states, len(states))
+    want = text_entries(path, states)
+    assert len(r["keys"]) == len(want) == 192 and not r["issues"].any()
+    assert r["frames"].tolist() == [len(v) for v in want.values()]
     r = backend(impl).parse_mlf((folder / "TIMIT.core.align_cistate.mlf").read_bytes(), states, 183)
     assert (r["issues"] == 9).all()
+
+
+def test_mlf_with_no_matching_utterance(tmp_path, impl):
+    # CNTK's glob_00001.mlf: one entry "nonexistent.lab" with HVite's extra score/word columns.
+    states = ["sil[2]", "sil[3]"]
+    r = backend(impl).parse_mlf((MLF_DATA / "glob_00001.mlf").read_bytes(), states, 2)
+    assert keys_of(r) == ["nonexistent"] and not r["issues"].any()
+    assert labels(r) == [0] + [1] * 54
+    write_htk(tmp_path / "a.htk", np.zeros((55, 2), np.float32))
+    (tmp_path / "a.scp").write_text("existent.mfc=a.htk[0,54]\n")
+    (tmp_path / "s.list").write_text("\n".join(states) + "\n")
+    features = HTKFeatureDeserializer({"x": StreamDef(scp=str(tmp_path / "a.scp"), shape=2)},
+                                      base_dir=tmp_path, trace_level=0, impl=impl)
+    mlf = HTKMLFDeserializer(str(tmp_path / "s.list"), {"y": StreamDef(
+        mlf=str(MLF_DATA / "glob_00001.mlf"), shape=2)}, trace_level=0, impl=impl)
+    with pytest.raises(ErrorBudgetExceeded, match=r"utterance 'existent' \(.*a\.scp:1\) has no "
+                                                   r"labels in .*glob_00001\.mlf"):
+        MinibatchSource([features, mlf], randomize=False)
 
 
 def deserializer(tmp_path, text: str, max_errors: int = 0, **kw) -> HTKMLFDeserializer:

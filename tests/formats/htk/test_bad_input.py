@@ -164,3 +164,20 @@ def test_archive_changed_after_indexing(tmp_path, impl):
     os.utime(tmp_path / "arch.htk", ns=(1, 1))
     with pytest.raises(FileChangedError, match=r"arch\.htk: the HTK archive changed"):
         src.next_minibatch(100)
+
+
+def test_join_builds_the_primary_table_once(tmp_path, impl):
+    # check_join used to rebuild primary.table() (a copy of every length) per missing utterance.
+    corpus(tmp_path, mlf='#!MLF!#\n"u1.lab"\n0 500000 a\n.\n')
+    f = HTKFeatureDeserializer({"x": StreamDef(scp=str(tmp_path / "l.scp"), shape=2)},
+                               base_dir=tmp_path, trace_level=0, impl=impl)
+    y = HTKMLFDeserializer(str(tmp_path / "s.list"), {"y": StreamDef(mlf=str(tmp_path / "l.mlf"),
+                                                                     shape=2)},
+                           max_errors=5, trace_level=0, impl=impl)
+    calls = []
+    table = f.table
+    f.table = lambda: calls.append(1) or table()
+    links = np.array([0, -1, -1], dtype=np.int64)
+    keep = y.join(f, links)
+    assert keep.tolist() == [True, False, False] and y.stats.skipped_utterances == 2
+    assert len(calls) == 1

@@ -42,10 +42,11 @@ def check_join(primary: Deserializer, links: np.ndarray, lengths: np.ndarray, di
     length than here, and returns which to keep. ``what`` names this side
     ("labels in a.mlf"), ``where(j)``/``name(j)`` locate entry ``j`` here."""
     keep = links >= 0
-    primary_lengths = np.asarray(primary.table().lengths)
+    table = primary.table()  # built once: it copies every length
+    primary_lengths, primary_keys = np.asarray(table.lengths), np.asarray(table.keys)
     primary_name = getattr(primary, "key_name", None)
     for i in np.flatnonzero(~keep).tolist():
-        diag.charge(("missing", int(primary.table().keys[i])),
+        diag.charge(("missing", int(primary_keys[i])),
                     f"{primary.describe_sequence(i)} has no {what}; the utterance is skipped",
                     skipped=1)
     linked = np.flatnonzero(keep)
@@ -58,7 +59,7 @@ def check_join(primary: Deserializer, links: np.ndarray, lengths: np.ndarray, di
     mismatch = linked[np.asarray(lengths)[links[linked]] != primary_lengths[linked]]
     for i in mismatch.tolist():
         j = int(links[i])
-        diag.charge(("length", int(primary.table().keys[i])),
+        diag.charge(("length", int(primary_keys[i])),
                     f"{primary.describe_sequence(i)} has {int(primary_lengths[i])} frames, but its "
                     f"{what.split(' in ')[0]} at {where(j)} cover {int(np.asarray(lengths)[j])} "
                     "frames; expected the same number (the utterance is skipped)", skipped=1)

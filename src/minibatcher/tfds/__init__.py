@@ -16,6 +16,7 @@ from .elastic import ElasticRemainder, InstructionSplit, elastic_remainder
 from .even_splits import even_splits, split_for_jax_process
 from .info import DatasetInfo, SplitDict
 from .read_config import InputContext, ReadConfig
+from .reader import skipped_records
 from .splits import (AbsoluteInstruction, AbstractSplit, FileInstruction, ReadInstruction,
                      SplitInfo, SubSplitInfo, file_instructions)
 
@@ -24,5 +25,5 @@ __all__ = [
     "elastic_remainder", "FileInstruction", "InputContext",
     "ReadConfig", "ReadInstruction", "ReadOnlyBuilder", "SplitDict", "SplitInfo", "SubSplitInfo",
     "builder_from_directory", "decode", "even_splits", "file_instructions",
-    "split_for_jax_process",
+    "skipped_records", "split_for_jax_process",
 ]

@@ -46,7 +46,7 @@ from ..errors import CheckpointError, ConfigError
 from ..tfdata.philox import iteration_seeds
 from ..tfdata.shuffle import shuffle_order
 from .read_config import InputContext, ReadConfig
-from .reader import instruction_order
+from .reader import ShardCache, ShardSource, instruction_order
 from .splits import AbsoluteInstruction, AbstractSplit, FileInstruction
 
 
@@ -228,19 +228,43 @@ def _buffered(shuffles: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
 
 # -- the remainder ---------------------------------------------------------------------------
 
-def _held_pieces(fis: Sequence[FileInstruction], runs: Sequence[tuple[int, int, int]],
+class _Ranges:
+    """The split's file instructions in as_dataset's input order, and the
+    records each one's stream holds: all of ``[skip, skip + take)``, or only
+    the good ones when corrupted records are skipped (``max_errors``; then
+    the instructions' ranges are verified once, as the readers do)."""
+
+    def __init__(self, fis: Sequence[FileInstruction], rc: ReadConfig) -> None:
+        self.fis = list(fis)
+        cache = ShardCache(rc)
+        self.good = ([ShardSource(f, "", cache, None, False).positions() for f in self.fis]
+                     if cache.skipping else None)
+        self.takes = [f.take for f in self.fis] if self.good is None else \
+            [len(g) for g in self.good]
+
+    def position(self, i: int, offset: int) -> int:
+        """The shard position of element ``offset`` of instruction ``i``'s stream."""
+        return self.fis[i].skip + offset if self.good is None else int(self.good[i][offset])
+
+    def rest(self, i: int, offset: int) -> FileInstruction:
+        """Instruction ``i`` from element ``offset`` of its stream on."""
+        f = self.fis[i]
+        at = self.position(i, offset)
+        return FileInstruction(f.filename, at, f.skip + f.take - at, f.examples_in_shard)
+
+
+def _held_pieces(ranges: _Ranges, runs: Sequence[tuple[int, int, int]],
                  held: Sequence[int]) -> list[FileInstruction]:
     """The examples at stream positions ``held`` (of the stream ``runs``
     describe) as file instructions, one per run of consecutive records."""
     out: list[FileInstruction] = []
-    positions = sorted(held)
     r = start = 0  # run r covers stream positions [start, start + its length)
-    for p in positions:
+    for p in sorted(held):
         while p >= start + runs[r][2]:
             start += runs[r][2]
             r += 1
         inst, first, _ = runs[r]
-        f, skip = fis[inst], fis[inst].skip + first + p - start
+        f, skip = ranges.fis[inst], ranges.position(inst, first + p - start)
         last = out[-1] if out else None
         if last is not None and last.filename == f.filename and last.skip + last.take == skip:
             out[-1] = FileInstruction(f.filename, last.skip, last.take + 1, f.examples_in_shard)
@@ -249,43 +273,37 @@ def _held_pieces(fis: Sequence[FileInstruction], runs: Sequence[tuple[int, int, 
     return out
 
 
-def _unread_pieces(fis: Sequence[FileInstruction], order: Sequence[int],
+def _unread_pieces(ranges: _Ranges, order: Sequence[int],
                    done: Mapping[int, int]) -> list[FileInstruction]:
     """Each instruction of ``order`` cut to the part not read yet."""
-    pieces = []
-    for i in order:
-        c, f = done.get(i, 0), fis[i]
-        if c < f.take:
-            pieces.append(FileInstruction(f.filename, f.skip + c, f.take - c,
-                                          f.examples_in_shard))
-    return pieces
+    return [ranges.rest(i, done.get(i, 0)) for i in order if done.get(i, 0) < ranges.takes[i]]
 
 
-def _order_of(fis: Sequence[FileInstruction], rc: ReadConfig, shuffle_files: bool,
+def _order_of(count: int, rc: ReadConfig, shuffle_files: bool,
               walk: _Walk) -> list[int]:
     """The worker's instruction order in the state's iteration (the file
     shuffle's pins give the epoch, and the seeds of an unseeded shuffle)."""
     if ("shuffle" in walk.before) != bool(shuffle_files):
         raise ConfigError(f"the states were taken with shuffle_files={not shuffle_files}, but "
                           f"shuffle_files={shuffle_files} was given")
-    view = instruction_order(len(fis), rc, shuffle_files)._make_view(walk.cursor["in"]["pins"])
+    view = instruction_order(count, rc, shuffle_files)._make_view(walk.cursor["in"]["pins"])
     return [int(i) for i in view.read(0, len(view))]
 
 
-def _pieces_from_state(fis: Sequence[FileInstruction], rc: ReadConfig, shuffle_files: bool,
+def _pieces_from_state(ranges: _Ranges, rc: ReadConfig, shuffle_files: bool,
                        state: Mapping[str, Any]) -> list[FileInstruction]:
     """What one old worker has not delivered: the examples its shuffle
     buffers hold, then the unread rest of its instructions."""
     walk = _walk(state)
-    order = _order_of(fis, rc, shuffle_files, walk)
-    takes = [f.take for f in fis]
+    order = _order_of(len(ranges.fis), rc, shuffle_files, walk)
+    takes = ranges.takes
     read, held = _buffered(walk.shuffles, sum(takes[i] for i in order))
     if read is None:  # no buffer: the interleave's cursor is current
-        return _unread_pieces(fis, order, consumed_from_state(walk.cursor, order, takes))
+        return _unread_pieces(ranges, order, consumed_from_state(walk.cursor, order, takes))
     runs = interleave_runs(order, takes, int(walk.interleave["cycle_length"]),
                            int(walk.interleave["block_length"]), read)
     done = {inst: first + n for inst, first, n in runs}
-    return _held_pieces(fis, runs, held) + _unread_pieces(fis, order, done)
+    return _held_pieces(ranges, runs, held) + _unread_pieces(ranges, order, done)
 
 
 def consumed_from_state(cursor: Mapping[str, Any], order: Sequence[int],
@@ -298,16 +316,15 @@ def consumed_from_state(cursor: Mapping[str, Any], order: Sequence[int],
     return done
 
 
-def _pieces_from_count(fis: Sequence[FileInstruction], rc: ReadConfig, shuffle_files: bool,
+def _pieces_from_count(ranges: _Ranges, rc: ReadConfig, shuffle_files: bool,
                        count: int, epoch: int, cycle: int) -> list[FileInstruction]:
     """What one old worker has not read after taking ``count`` examples from
     as_dataset in ``epoch``."""
-    orders = instruction_order(len(fis), rc, shuffle_files)
+    orders = instruction_order(len(ranges.fis), rc, shuffle_files)
     for _ in range(epoch + 1):  # each iteration of the dataset is the next epoch's order
         order = [int(i) for i in orders]
-    takes = [f.take for f in fis]
-    done = consumed_per_instruction(order, takes, cycle, rc.block_length(), int(count))
-    return _unread_pieces(fis, order, done)
+    done = consumed_per_instruction(order, ranges.takes, cycle, rc.block_length(), int(count))
+    return _unread_pieces(ranges, order, done)
 
 
 def _sorted_instructions(builder, split, rc: ReadConfig) -> list[FileInstruction]:
@@ -345,12 +362,12 @@ def elastic_remainder(builder, split, *, consumed: Sequence[int] | None = None,
         raise ConfigError("give either consumed= (examples read per worker) or states= (their "
                           "iterator states), not both or neither")
     base = read_config or ReadConfig()
-    fis = _sorted_instructions(builder, split, base)
+    ranges = _Ranges(_sorted_instructions(builder, split, base), base)
     marks = list(consumed if consumed is not None else states)  # type: ignore[arg-type]
     cycle = base.cycle_length(builder.info.disable_shuffling) or os.cpu_count() or 1
     pieces: list[FileInstruction] = []
     for w, mark in enumerate(marks):
         rc = dataclasses.replace(base, input_context=InputContext(len(marks), w))
-        pieces += (_pieces_from_state(fis, rc, shuffle_files, mark) if states is not None
-                   else _pieces_from_count(fis, rc, shuffle_files, mark, epoch, cycle))
+        pieces += (_pieces_from_state(ranges, rc, shuffle_files, mark) if states is not None
+                   else _pieces_from_count(ranges, rc, shuffle_files, mark, epoch, cycle))
     return ElasticRemainder(tuple(pieces))

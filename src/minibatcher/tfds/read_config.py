@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Optional, Sequence
 
+from ..budget import check_max_errors
 from ..errors import ConfigError
 
 MISSING = "__missing__"
@@ -50,6 +51,16 @@ class ReadConfig:
     accepted and do not change the order; ``interleave_cycle_length`` defaults
     to 16 (1 for datasets with ``disable_shuffling``).
 
+    Two fields are minibatcher's, not TFDS's (DECISIONS.md 14): ``verify_crc``
+    (default True: every record's data CRC is checked, and a mismatch is an
+    error naming the file, the record and its byte offset; False reads
+    without the data CRC check) and ``max_errors`` (default 0: up to this
+    many corrupted records, over everything the dataset reads, are skipped
+    as if they were not in the shards, and counted: see
+    :func:`~minibatcher.tfds.skipped_records`; one more raises
+    ``ErrorBudgetExceeded``). A bad length CRC or a truncated shard is
+    always an error (the shard cannot be framed past it).
+
     Example:
         >>> ReadConfig(interleave_block_length=0).validate()
         Traceback (most recent call last):
@@ -72,6 +83,8 @@ class ReadConfig:
     num_parallel_calls_for_interleave_files: Optional[int] = None
     enable_ordering_guard: bool = True
     assert_cardinality: bool = True
+    verify_crc: bool = True
+    max_errors: int = 0
 
     def validate(self) -> None:
         """Raises ConfigError naming the first bad field."""
@@ -86,6 +99,10 @@ class ReadConfig:
         if self.shuffle_seed is not None and not isinstance(self.shuffle_seed, int):
             raise ConfigError(f"shuffle_seed should be an int or None, but got "
                               f"shuffle_seed={self.shuffle_seed!r}")
+        if not isinstance(self.verify_crc, bool):
+            raise ConfigError(f"verify_crc should be a bool, but got verify_crc="
+                              f"{self.verify_crc!r}")
+        check_max_errors(self.max_errors)
         if self.input_context is not None and not hasattr(self.input_context,
                                                           "num_input_pipelines"):
             raise ConfigError("input_context should be an InputContext (num_input_pipelines, "

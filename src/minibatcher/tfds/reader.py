@@ -25,10 +25,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..budget import ErrorBudget
 from ..errors import FormatError
 from ..formats.tfrecord import ExampleDecoder, FeatureKind, TFRecordFile
 from ..formats.tfrecord.records import OpenFiles
 from ..tfdata import Dataset, SourceDataset
+from ..tfdata.interleave import InterleaveDataset
 from .features import FeatureTree, Leaf, decode_leaf, unflatten_ragged
 from .read_config import ReadConfig
 from .splits import FileInstruction
@@ -46,11 +48,26 @@ def id_prefixes(instructions: Sequence[FileInstruction]) -> list[str]:
 
 class ShardCache:
     """Open shard files by path (each indexed once, checked against its
-    ``shardLengths`` entry)."""
+    ``shardLengths`` entry), with the read's CRC options: every file charges
+    corrupted records to one error budget (``ReadConfig.max_errors``).
 
-    def __init__(self) -> None:
+    Example:
+        >>> ShardCache(ReadConfig(max_errors=2)).skipping, ShardCache().skipped
+        (True, 0)
+    """
+
+    def __init__(self, read_config: ReadConfig | None = None) -> None:
+        rc = read_config or ReadConfig()
         self._files: dict[str, TFRecordFile] = {}
         self._pool = OpenFiles(64)  # at most 64 open descriptors however many shards
+        self.verify_crc = rc.verify_crc
+        self.budget = ErrorBudget(rc.max_errors, "the shards of this dataset")
+        self.skipping = rc.verify_crc and rc.max_errors > 0
+
+    @property
+    def skipped(self) -> int:
+        """Corrupted records skipped so far (each counted once)."""
+        return self.budget.count
 
     def get(self, path: str, expected: int) -> TFRecordFile:
         f = self._files.get(path)
@@ -58,7 +75,8 @@ class ShardCache:
             if not os.path.exists(path):
                 raise FileNotFoundError(2, f"shard file missing: dataset_info.json lists "
                                            f"{expected} examples in it", path)
-            f = TFRecordFile(path, pool=self._pool)
+            f = TFRecordFile(path, pool=self._pool, verify_crc=self.verify_crc,
+                             budget=self.budget)
             if len(f) != expected:
                 raise FormatError(f"{path}: the shard holds {len(f)} records, but "
                                   f"dataset_info.json (shardLengths) says {expected}")
@@ -116,28 +134,49 @@ class ExampleDecoding:
 
 
 class ShardSource:
-    """Examples ``[skip, skip + take)`` of one shard, decoded (a record source)."""
+    """Examples ``[skip, skip + take)`` of one shard, decoded (a record source).
+
+    When corrupted records are skipped (``ReadConfig.max_errors``), the range
+    is verified once when the source is first measured, and the source holds
+    only its good records (``positions``: their positions in the shard)."""
 
     def __init__(self, instruction: FileInstruction, prefix: str, cache: ShardCache,
                  decoding: ExampleDecoding | None, add_tfds_id: bool) -> None:
         self.instruction, self.prefix, self.cache = instruction, prefix, cache
         self.decoding, self.add_tfds_id = decoding, add_tfds_id
+        self._good: np.ndarray | None = None
+
+    def positions(self) -> np.ndarray | None:
+        """Positions in the shard of the records this source holds (None: all
+        of ``[skip, skip + take)``, nothing is skipped)."""
+        if not self.cache.skipping:
+            return None
+        if self._good is None:
+            fi = self.instruction
+            f = self.cache.get(fi.filename, fi.examples_in_shard)
+            parts = [b.positions for b in f.batches(fi.skip, fi.take)]
+            self._good = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        return self._good
 
     def __len__(self) -> int:
-        return self.instruction.take
+        good = self.positions()
+        return self.instruction.take if good is None else len(good)
 
     def __getitem__(self, index: int) -> Any:
         return self.read(index, index + 1)[0]
 
     def read(self, start: int, stop: int) -> list[Any]:
-        fi = self.instruction
+        fi, good = self.instruction, self.positions()
         f = self.cache.get(fi.filename, fi.examples_in_shard)
-        first = fi.skip + start
-        records = f.read_list(first, stop - start)
-        where = lambda i: f"{fi.filename} record {first + i}"  # noqa: E731
+        if good is None:
+            first, at = fi.skip + start, list(range(fi.skip + start, fi.skip + stop))
+        else:
+            first, at = int(good[start]), good[start:stop].tolist()
+        records = f.read_list(first, at[-1] + 1 - first) if at else []
+        where = lambda i: f"{fi.filename} record {at[i]}"  # noqa: E731
         out: list[Any] = self.decoding.decode(records, where) if self.decoding else records
         if self.add_tfds_id:
-            ids = [f"{self.prefix}__{first + i}".encode() for i in range(len(out))]
+            ids = [f"{self.prefix}__{p}".encode() for p in at]
             out = [dict(ex, tfds_id=i) if isinstance(ex, dict) else {"record": ex, "tfds_id": i}
                    for ex, i in zip(out, ids)]
         return out
@@ -167,6 +206,16 @@ def instruction_order(count: int, read_config: ReadConfig, shuffle_files: bool) 
     return inst
 
 
+class ShardInterleave(InterleaveDataset):
+    """as_dataset's interleave of shard ranges; ``shards`` is its
+    :class:`ShardCache` (the skipped-record count)."""
+
+    def __init__(self, parent: Dataset, fn: Callable[..., Dataset], cycle_length: int | None,
+                 block_length: int | None, shards: ShardCache) -> None:
+        super().__init__(parent, fn, cycle_length, block_length)
+        self.shards = shards
+
+
 def read_files(instructions: Sequence[FileInstruction], read_config: ReadConfig,
                shuffle_files: bool, decoding: ExampleDecoding | None,
                disable_shuffling: bool = False) -> Dataset:
@@ -177,7 +226,7 @@ def read_files(instructions: Sequence[FileInstruction], read_config: ReadConfig,
     if disable_shuffling and read_config.enable_ordering_guard and shuffle_files:
         raise ValueError("Dataset is an ordered dataset ('disable_shuffling=True'), but examples "
                          "will not be read in order because `shuffle_files=True`.")
-    cache, prefixes = ShardCache(), id_prefixes(fis)
+    cache, prefixes = ShardCache(read_config), id_prefixes(fis)
     sources = [ShardSource(fi, p, cache, decoding, read_config.add_tfds_id)
                for fi, p in zip(fis, prefixes)]
     inst = instruction_order(len(fis), read_config, shuffle_files)
@@ -187,6 +236,33 @@ def read_files(instructions: Sequence[FileInstruction], read_config: ReadConfig,
     def open_instruction(index: Any) -> Dataset:
         return SourceDataset(sources[int(index)])
 
-    return inst.interleave(open_instruction,
-                           cycle_length=read_config.cycle_length(disable_shuffling),
-                           block_length=read_config.block_length())
+    return ShardInterleave(inst, open_instruction, read_config.cycle_length(disable_shuffling),
+                           read_config.block_length(), cache)
+
+
+def skipped_records(dataset: Dataset) -> int:
+    """Corrupted records skipped so far by the ``as_dataset`` reads inside
+    ``dataset`` (``ReadConfig(max_errors=N)``; each record counted once, over
+    all iterations). A minibatcher extension.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from minibatcher import tfds
+        >>> from minibatcher.tfds.testing import write_dataset
+        >>> b = tfds.builder_from_directory(write_dataset(pathlib.Path(tempfile.mkdtemp()),
+        ...                                               {"train": [2]}))
+        >>> ds = b.as_dataset("train", read_config=tfds.ReadConfig(max_errors=5)).batch(2)
+        >>> _ = list(ds); skipped_records(ds)
+        0
+    """
+    seen: set[int] = set()
+    total, todo = 0, [dataset]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ShardInterleave):
+            total += node.shards.skipped
+        todo.extend(node._inputs())
+    return total

@@ -68,7 +68,9 @@ class TFRecordFile:
 
     ``verify_crc`` checks every record's data CRC (the length CRCs are always
     checked); ``max_errors`` corrupted records are skipped and counted
-    (``skipped``) before the next one raises ``ErrorBudgetExceeded``.
+    (``skipped``) before the next one raises ``ErrorBudgetExceeded``. Files
+    given one shared ``budget`` (an :class:`~minibatcher.budget.ErrorBudget`,
+    instead of ``max_errors``) skip and count against it together.
 
     Example:
         >>> TFRecordFile("/no/such.tfrecord")
@@ -79,7 +81,7 @@ class TFRecordFile:
 
     def __init__(self, path: str | os.PathLike, compression_type: str | None = None, *,
                  verify_crc: bool = True, max_errors: int = 0, impl: str = "native",
-                 pool: "OpenFiles | None" = None) -> None:
+                 pool: "OpenFiles | None" = None, budget: ErrorBudget | None = None) -> None:
         self.path = os.fspath(path)
         self._opened = open_stream(self.path, compression_type)
         self._identity = self._opened._file.identity
@@ -89,7 +91,7 @@ class TFRecordFile:
         if pool is not None:
             pool.touch(self)
         self.verify_crc = bool(verify_crc)
-        self._budget = ErrorBudget(max_errors, self.path)
+        self._budget = budget if budget is not None else ErrorBudget(max_errors, self.path)
         self._k = kernels(impl)
         self._frames: np.ndarray | None = None
         self._good: np.ndarray | None = None
@@ -117,7 +119,8 @@ class TFRecordFile:
 
     @property
     def skipped(self) -> int:
-        """Corrupted records skipped so far (each counted once)."""
+        """Corrupted records skipped so far (each counted once; with a shared
+        ``budget``, over all the files that share it)."""
         return self._budget.count
 
     @property
@@ -165,7 +168,7 @@ class TFRecordFile:
 
     def _charge(self, bad: np.ndarray, base: int) -> None:
         for frame in np.asarray(bad, dtype=np.int64) + base:
-            self._budget.charge(("crc", int(frame)), self._crc_message(int(frame)))
+            self._budget.charge(("crc", self.path, int(frame)), self._crc_message(int(frame)))
 
     def _crc_message(self, frame: int) -> str:
         return (f"{self.path}: corrupted record {self._position(frame)} at byte {frame}: its "
@@ -197,7 +200,7 @@ class TFRecordFile:
                 yield r, base, position
             if r["status"] == DATA_CRC:  # max_errors=0: this one raises
                 frame = int(r["status_offset"]) + base
-                self._budget.charge(("crc", frame), self._crc_message(frame))
+                self._budget.charge(("crc", self.path, frame), self._crc_message(frame))
             elif r["status"] != OK:
                 self._raise_if_fatal(r, base, pos)
             if not walked:

@@ -339,14 +339,13 @@ def elastic_remainder(builder, split, *, consumed: Sequence[int] | None = None,
                       states: Sequence[Mapping[str, Any]] | None = None,
                       shuffle_files: bool = False, read_config: ReadConfig | None = None,
                       epoch: int = 0) -> ElasticRemainder:
-    """What is left of an epoch after ``N`` workers (each with
-    ``InputContext(N, w)`` and otherwise ``read_config``) read part of
-    ``builder.as_dataset(split, ...)``: up to their iterator ``states[w]``
-    (``get_state()``, whose epoch they carry; as_dataset followed by
-    map/filter/batch/take and ``shuffle`` steps, shuffle buffers included),
-    or after taking ``consumed[w]`` examples each from as_dataset itself in
-    epoch ``epoch`` (no buffer after it: with a shuffle buffer, the examples
-    taken are not the ones delivered; pass ``states``).
+    """What is left of an epoch after ``N`` workers (each with ``InputContext(N, w)``
+    and otherwise ``read_config``) read part of ``builder.as_dataset(split, ...)``:
+    up to their iterator ``states[w]`` (``get_state()``, whose epoch they carry;
+    as_dataset then map/filter/batch/take and ``shuffle`` steps, buffers included),
+    or after taking ``consumed[w]`` examples each from as_dataset itself in epoch
+    ``epoch`` (with a shuffle buffer after it, the examples taken are not the
+    ones delivered: pass ``states``).
 
     Example:
         >>> import tempfile, pathlib

@@ -12,8 +12,20 @@ runs). Contenders, each in a fresh subprocess, alternating over --rounds:
 * numpy: ``numpy.fromfile`` per utterance + NumPy context expansion (clamped
   indices); frame mode also shuffles each chunk's frames, as a user would;
 * per-utterance: open/seek/read per utterance, as kaldiio/lhotse-style
-  loaders do (neither reads HTK archives), then the same expansion;
+  loaders do, then the same expansion;
+* kaldiio (when importable; else "not installed"): the same frames converted
+  to a Kaldi ark + scp at generation time (kaldiio does not read HTK), read
+  one utterance at a time with ``kaldiio.load_scp``, then the same expansion;
+* ours with MLF labels, in sequence and in frame mode;
 * MLF parse: ``HTKMLFDeserializer`` construction (native parse + checks).
+
+Peak RSS check (frame mode): resident data is the randomization window's
+chunks plus the chunks parsed ahead, so the check is
+``peak RSS - RSS after imports <= index + 1.5 x (window + ahead) x chunk bytes``
+where ``index`` is the measured growth of building the reader and planning its
+sweep (frame mode: per-frame tables), ``ahead`` the chunks parsed ahead
+(``prefetch_chunks``, default one per parsing thread) and ``chunk bytes`` the
+largest chunk's decoded size (features, plus labels when read).
 
     python benchmarks/htk.py           # >= 2 GB archive (needs ~2.2 GB free)
     python benchmarks/htk.py --quick   # ~40 MB, seconds
@@ -22,6 +34,7 @@ runs). Contenders, each in a fresh subprocess, alternating over --rounds:
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -37,6 +50,8 @@ import _common as C
 
 DIM, LEFT, RIGHT = 40, 5, 5
 FRAME_TARGET, MLF_TARGET = 3.0, 200.0
+RSS_FACTOR = 1.5
+HAVE_KALDIIO = importlib.util.find_spec("kaldiio") is not None
 
 
 # -- data -------------------------------------------------------------------------------------
@@ -68,9 +83,22 @@ def generate(folder: Path, size_mb: float, seed: int) -> dict[str, Any]:
             f.write(f'"u{i}.lab"\n' + "".join(
                 f"{a * 100000} {b * 100000} s{(i + a) % 120} -1.5\n"
                 for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist())) + ".\n")
+    if HAVE_KALDIIO:
+        write_kaldi(folder, starts, lengths)
     return {"folder": str(folder), "frames": frames, "utterances": len(lengths),
-            "archive_bytes": archive.stat().st_size,
+            "archive_bytes": archive.stat().st_size, "lengths": lengths.tolist(),
             "mlf_bytes": (folder / "train.mlf").stat().st_size}
+
+
+def write_kaldi(folder: Path, starts: np.ndarray, lengths: np.ndarray) -> None:
+    """The same utterances as a Kaldi ark + scp (``train.ark``, ``kaldi.scp``), for kaldiio."""
+    import kaldiio
+
+    frames = np.memmap(folder / "train.htk", ">f4", "r", offset=12).reshape(-1, DIM)
+    spec = f"ark,scp:{folder / 'train.ark'},{folder / 'kaldi.scp'}"
+    with kaldiio.WriteHelper(spec) as writer:
+        for i, (s, n) in enumerate(zip(starts.tolist(), lengths.tolist())):
+            writer(f"u{i}", np.asarray(frames[s:s + n], dtype=np.float32))
 
 
 def utterances(folder: str) -> tuple[np.ndarray, np.ndarray]:
@@ -92,57 +120,90 @@ def expand(x: np.ndarray) -> np.ndarray:
 
 # -- contenders (fresh subprocess each) ----------------------------------------------------------
 
-def prepare_ours(spec: dict[str, Any]) -> Callable[[], dict]:
-    """Our reader (features only, or features + labels)."""
+def our_source(spec: dict[str, Any]) -> Any:
+    """Our reader (features only, or features + labels) over the generated files."""
     from minibatcher import HTKFeatureDeserializer, HTKMLFDeserializer, MinibatchSource, StreamDef
 
     folder, frame_mode = Path(spec["folder"]), spec["mode"] == "frame"
+    parts = [HTKFeatureDeserializer({"x": StreamDef(scp=str(folder / "train.scp"), shape=DIM,
+                                                    context=(LEFT, RIGHT))}, base_dir=folder)]
+    if spec.get("labels"):
+        parts.append(HTKMLFDeserializer(str(folder / "states.list"), {"y": StreamDef(
+            mlf=str(folder / "train.mlf"), shape=120)}))
+    order = (dict(randomization_window_in_chunks=spec["window"]) if frame_mode
+             else dict(randomize=False))
+    return MinibatchSource(parts, frame_mode=frame_mode, max_sweeps=1, **order)
 
+
+def prepare_ours(spec: dict[str, Any]) -> Callable[[], dict]:
+    """Our reader, end to end (index, plan, read, context expansion)."""
     def work() -> dict:
         started = time.perf_counter()
-        parts = [HTKFeatureDeserializer({"x": StreamDef(scp=str(folder / "train.scp"), shape=DIM,
-                                                        context=(LEFT, RIGHT))}, base_dir=folder)]
-        if spec.get("labels"):
-            parts.append(HTKMLFDeserializer(str(folder / "states.list"), {"y": StreamDef(
-                mlf=str(folder / "train.mlf"), shape=120)}))
-        order = (dict(randomization_window_in_chunks=spec["window"]) if frame_mode
-                 else dict(randomize=False))
-        source = MinibatchSource(parts, frame_mode=frame_mode, max_sweeps=1, **order)
-        frames, size = 0, 256 if frame_mode else 4096
+        source = our_source(spec)
+        frames, size = 0, 256 if spec["mode"] == "frame" else 4096
         while mb := source.next_minibatch(size):
             frames += mb["x"].num_samples
-        return {"seconds": time.perf_counter() - started, "frames": frames}
+        return {"seconds": time.perf_counter() - started, "frames": frames,
+                "ahead": source._ahead}  # chunks parsed ahead (private; for the RSS bound)
     return work
 
 
-def prepare_numpy(spec: dict[str, Any]) -> Callable[[], dict]:
-    """numpy.fromfile per utterance + context expansion (frame mode: per-chunk shuffle)."""
-    starts, lengths = utterances(spec["folder"])
-    path, per_utt = str(Path(spec["folder"], "train.htk")), spec["contender"] == "per_utterance"
+def prepare_probe(spec: dict[str, Any]) -> Callable[[], dict]:
+    """The RSS bound's terms: growth of building the reader and planning sweep 0 (no data
+    read), and the decoded bytes per frame of a chunk of every deserializer."""
+    def work() -> dict:
+        before = C._status_kb(("VmRSS",))["VmRSS"]
+        source = our_source(spec)
+        source._enumerator.plan(0)  # private: the sweep plan, without loading any chunk
+        index = C._status_kb(("VmHWM",))["VmHWM"] - before
+        parts = getattr(source.deserializer, "inner", source.deserializer)
+        parts = getattr(parts, "parts", [parts])
+        per_frame = 0.0
+        for d in parts:
+            chunk = d.load_chunk(0)
+            per_frame += chunk.nbytes / int(d.table().chunk_samples()[0])
+        return {"index_bytes": index, "bytes_per_frame": per_frame}
+    return work
 
-    def read(s: int, n: int, f: Any) -> np.ndarray:
-        if per_utt:  # one open/seek/read per utterance
-            with open(path, "rb") as g:
+
+def baseline_reader(spec: dict[str, Any], f: Any) -> Callable[[int, int, int], np.ndarray]:
+    """``read(utterance, first frame, frames)`` of a baseline contender (float32 frames)."""
+    folder = Path(spec["folder"])
+    if spec["contender"] == "kaldiio":  # per-utterance random access through kaldiio's scp
+        import kaldiio
+        table = kaldiio.load_scp(str(folder / "kaldi.scp"))
+        return lambda i, s, n: table[f"u{i}"]
+    if spec["contender"] == "per_utterance":  # one open/seek/read per utterance
+        def per_utterance(i: int, s: int, n: int) -> np.ndarray:
+            with open(folder / "train.htk", "rb") as g:
                 g.seek(12 + s * 4 * DIM)
                 return np.frombuffer(g.read(n * 4 * DIM), ">f4").astype(np.float32).reshape(n, DIM)
-        return np.fromfile(f, ">f4", n * DIM).astype(np.float32).reshape(n, DIM)  # SCP order is
-        # the archive's order, so the file position is always the utterance's first frame
+        return per_utterance
+    # numpy.fromfile: SCP order is the archive's order, so the file position is always the
+    # utterance's first frame
+    return lambda i, s, n: np.fromfile(f, ">f4", n * DIM).astype(np.float32).reshape(n, DIM)
+
+
+def prepare_numpy(spec: dict[str, Any]) -> Callable[[], dict]:
+    """Per-utterance reading (numpy.fromfile, open/seek/read, or kaldiio) + NumPy context
+    expansion; frame mode also shuffles each ~90,000-frame chunk and cuts minibatches."""
+    starts, lengths = utterances(spec["folder"])
 
     def work() -> dict:
         started, frames = time.perf_counter(), 0
         rng = np.random.default_rng(0)
-        with open(path, "rb") as f:
+        with open(Path(spec["folder"], "train.htk"), "rb") as f:
             f.seek(12)
-            batch: list[np.ndarray] = []
-            for s, n in zip(starts.tolist(), lengths.tolist()):
-                rows = expand(read(s, n, f))
-                if spec["mode"] == "frame":
-                    batch.append(rows)
-                    if sum(len(b) for b in batch) > 90000:  # one chunk: shuffle, cut minibatches
-                        frames += _minibatches(np.concatenate(batch), rng)
-                        batch = []
-                else:
+            read, batch = baseline_reader(spec, f), []
+            for i, (s, n) in enumerate(zip(starts.tolist(), lengths.tolist())):
+                rows = expand(read(i, s, n))
+                if spec["mode"] != "frame":
                     frames += len(rows)
+                    continue
+                batch.append(rows)
+                if sum(len(b) for b in batch) > 90000:  # one chunk: shuffle, cut minibatches
+                    frames += _minibatches(np.concatenate(batch), rng)
+                    batch = []
             if batch:
                 frames += _minibatches(np.concatenate(batch), rng)
         return {"seconds": time.perf_counter() - started, "frames": frames}
@@ -176,7 +237,7 @@ def prepare_mlf(spec: dict[str, Any]) -> Callable[[], dict]:
 
 
 CONTENDERS = {"ours": prepare_ours, "numpy": prepare_numpy, "per_utterance": prepare_numpy,
-              "mlf": prepare_mlf}
+              "kaldiio": prepare_numpy, "mlf": prepare_mlf, "probe": prepare_probe}
 
 
 # -- driver -----------------------------------------------------------------------------------
@@ -194,59 +255,105 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def check_space(folder: Path, size_mb: float) -> None:
-    """Refuses to start without room for the archive and its MLF (~1.1x)."""
+    """Refuses to start without room for the archive and its MLF (~1.1x), and the Kaldi copy
+    when kaldiio is installed (~1x more)."""
     folder.mkdir(parents=True, exist_ok=True)
-    free = shutil.disk_usage(folder).free
-    if free < size_mb * C.MB * 1.15:
-        sys.exit(f"htk.py: {folder} has {free / C.MB:.0f} MB free; the {size_mb:g} MB archive "
-                 "and its MLF need about 15% more. Use --data-dir elsewhere or --size-mb.")
+    free, need = shutil.disk_usage(folder).free, 1.15 + (1.0 if HAVE_KALDIIO else 0.0)
+    if free < size_mb * C.MB * need:
+        sys.exit(f"htk.py: {folder} has {free / C.MB:.0f} MB free; the {size_mb:g} MB archive, "
+                 f"its MLF (and the Kaldi copy for kaldiio) need about {need:.2f}x that. Use "
+                 "--data-dir elsewhere or --size-mb.")
 
 
 def measure(info: dict[str, Any], args: argparse.Namespace) -> dict[str, list[dict]]:
-    """Every contender once per round, alternating."""
+    """Every contender once per round, alternating; the RSS probes once."""
     base = {"folder": info["folder"], "window": args.window}
+    peers = ("ours", "numpy", "per_utterance") + (("kaldiio",) if HAVE_KALDIIO else ())
     specs = {f"{c}/{m}": {**base, "contender": c, "mode": m}
-             for m in ("sequence", "frame") for c in ("ours", "numpy", "per_utterance")}
-    specs["ours+labels/sequence"] = {**base, "contender": "ours", "mode": "sequence", "labels": 1}
+             for m in ("sequence", "frame") for c in peers}
+    for m in ("sequence", "frame"):
+        specs[f"ours+labels/{m}"] = {**base, "contender": "ours", "mode": m, "labels": 1}
     specs["mlf"] = {**base, "contender": "mlf", "mode": "-"}
-    C.warm_page_cache(Path(info["folder"], "train.htk"), Path(info["folder"], "train.mlf"))
+    C.warm_page_cache(*(p for p in Path(info["folder"]).iterdir() if p.suffix != ".list"))
     results: dict[str, list[dict]] = {name: [] for name in specs}
     for _ in C.rounds_of(args.rounds):
         for name, spec in specs.items():
             results[name].append(C.run_child(__file__, spec))
+    for name in ("ours/frame", "ours+labels/frame"):
+        results[f"probe {name}"] = [C.run_child(__file__, {**specs[name], "contender": "probe"})]
     return results
+
+
+def speed_rows(fps: dict[str, float]) -> list[list]:
+    """Frames/s of every contender and our speedups, per mode."""
+    rows = []
+    for mode in ("sequence", "frame"):
+        ours = fps[f"ours/{mode}"]
+        rows.append([mode, "ours: frames/s (11-frame context)", f"{ours:,.0f}", "", ""])
+        rows.append([mode, "ours with MLF labels: frames/s", f"{fps[f'ours+labels/{mode}']:,.0f}",
+                     "", ""])
+        for peer in ("numpy", "per_utterance", "kaldiio"):
+            if f"{peer}/{mode}" not in fps:
+                rows.append([mode, f"{peer}: frames/s", "not installed", "", ""])
+                continue
+            ratio = ours / fps[f"{peer}/{mode}"]
+            rows.append([mode, f"{peer}: frames/s", f"{fps[f'{peer}/{mode}']:,.0f}", "", ""])
+            rows.append([mode, f"speedup vs {peer}", f"{ratio:.2f}x", f">= {FRAME_TARGET:g}x",
+                         C.verdict(ratio, FRAME_TARGET)])
+    return rows
+
+
+def max_chunk_frames(lengths: list[int]) -> int:
+    """Frames of the largest chunk (CNTK's rule: a chunk closes past 90,000 frames)."""
+    from minibatcher.formats.htk.chunking import chunk_starts_by_frames
+
+    starts = chunk_starts_by_frames(np.asarray(lengths))
+    sums = np.add.reduceat(np.asarray(lengths), starts[:-1])
+    return int(sums.max())
+
+
+def rss_rows(info: dict[str, Any], args: argparse.Namespace,
+             res: dict[str, list[dict]]) -> list[list]:
+    """Peak RSS above the RSS after imports, against the window bound (frame mode)."""
+    rows, biggest = [], max_chunk_frames(info["lengths"])
+    for name in ("ours/frame", "ours+labels/frame"):
+        probe = res[f"probe {name}"][0]
+        ahead = max(r["ahead"] for r in res[name])
+        resident = (args.window + ahead) * biggest * probe["bytes_per_frame"]
+        bound = probe["index_bytes"] + RSS_FACTOR * resident
+        used = max(r["peak_rss"] - r["baseline_rss"] for r in res[name])
+        rows.append(["frame", f"peak RSS - RSS after imports, {name} (window {args.window} + "
+                     f"{ahead} ahead)", C.mib(used), f"<= {C.mib(bound)}",
+                     C.verdict(bound, used)])
+    return rows
 
 
 def report(info: dict[str, Any], args: argparse.Namespace, res: dict[str, list[dict]]) -> None:
     """The throughput and memory tables."""
     fps = {n: info["frames"] / C.median([r["seconds"] for r in runs])
-           for n, runs in res.items() if n != "mlf"}
-    rows = []
-    for mode in ("sequence", "frame"):
-        ours = fps[f"ours/{mode}"]
-        rows.append([mode, "ours: frames/s (11-frame context)", f"{ours:,.0f}", "", ""])
-        for peer in ("numpy", "per_utterance"):
-            ratio = ours / fps[f"{peer}/{mode}"]
-            rows.append([mode, f"{peer}: frames/s", f"{fps[f'{peer}/{mode}']:,.0f}", "", ""])
-            rows.append([mode, f"speedup vs {peer}", f"{ratio:.2f}x", f">= {FRAME_TARGET:g}x",
-                         C.verdict(ratio, FRAME_TARGET)])
-    rows.append(["sequence", "ours with MLF labels: frames/s", f"{fps['ours+labels/sequence']:,.0f}",
-                 "", ""])
+           for n, runs in res.items() if "seconds" in runs[0]}
+    rows = speed_rows(fps)
     mlf_mb = info["mlf_bytes"] / C.MB
     for key, what in (("deserializer_s", "HTKMLFDeserializer"), ("kernel_s", "parse kernel alone")):
         mbs = mlf_mb / C.median([r[key] for r in res["mlf"]])
         rows.append(["mlf", f"MLF parse MB/s ({what})", f"{mbs:.0f}", f">= {MLF_TARGET:g}",
                      C.verdict(mbs, MLF_TARGET)])
+    rows += rss_rows(info, args, res)
     print(f"\nHTK benchmark: {info['archive_bytes'] / C.MB:.0f} MB archive ({info['frames']:,} "
           f"frames x {DIM}, {info['utterances']:,} utterances), MLF {mlf_mb:.0f} MB, "
           f"{args.rounds} alternating rounds (medians), {os.cpu_count()} CPUs, {C.code_version()}")
     C.print_table(["mode", "metric", "value", "target", "status"], rows)
-    chunk = 90000 * 4 * DIM
+    probe = res["probe ours/frame"][0]
+    print(f"RSS bound = index + {RSS_FACTOR:g} x (window + ahead) x largest chunk "
+          f"({max_chunk_frames(info['lengths']):,} frames) x decoded bytes per frame "
+          f"({probe['bytes_per_frame']:.0f} B; with labels "
+          f"{res['probe ours+labels/frame'][0]['bytes_per_frame']:.0f} B); index = RSS growth of "
+          f"building the reader and planning its sweep ({C.mib(probe['index_bytes'])}).")
     mem = [[n, C.mib(max(r["peak_rss"] for r in runs)), C.mib(max(r["baseline_rss"] for r in runs))]
-           for n, runs in res.items()]
+           for n, runs in res.items() if not n.startswith("probe")]
     C.print_table(["contender", "peak RSS (VmHWM)", "RSS after imports"], mem,
-                  f"Peak memory (frame mode window: {args.window} chunks of ~{C.mib(chunk)}; the "
-                  f"archive is {C.mib(info['archive_bytes'])})")
+                  f"Peak memory (frame mode window: {args.window} chunks; the archive is "
+                  f"{C.mib(info['archive_bytes'])})")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -76,6 +76,7 @@ def ensure_examples(data_dir: Path, count: int, seed: int) -> Path:
 
 
 def ours_batch(paths: list[Path]) -> int:
+    """Our batch interface: ``RecordBatch``es of 8192 records per native call."""
     from minibatcher.formats.tfrecord import TFRecordFile
 
     return sum(len(b) for p in paths for b in TFRecordFile(p).batches(batch_records=8192,
@@ -83,6 +84,7 @@ def ours_batch(paths: list[Path]) -> int:
 
 
 def ours_iterator(paths: list[Path]) -> int:
+    """Our one-record-at-a-time iterator (``bytes``), file after file."""
     from minibatcher.formats.tfrecord import TFRecordFile
 
     n = 0
@@ -93,6 +95,8 @@ def ours_iterator(paths: list[Path]) -> int:
 
 
 def ours_dataset(paths: list[Path], parallel: int | None = None) -> int:
+    """``tfdata.TFRecordDataset``: sequential, or tf.data's interleave of
+    ``parallel`` files (cycle ``parallel``, block 1)."""
     from minibatcher.tfdata import TFRecordDataset
 
     n = 0
@@ -101,9 +105,9 @@ def ours_dataset(paths: list[Path], parallel: int | None = None) -> int:
     return n
 
 
-def _peer_reader() -> Any:
-    """The PyPI ``tfrecord`` package's reader (this script's folder, which holds
-    a tfrecord.py of its own, is left out of the search path), or None."""
+def _peer_reader(module: str = "tfrecord.reader") -> Any:
+    """A module of the PyPI ``tfrecord`` package (this script's folder, which
+    holds a tfrecord.py of its own, is left out of the search path), or None."""
     import importlib
     import os
 
@@ -111,7 +115,7 @@ def _peer_reader() -> Any:
     sys.path = [p for p in sys.path if os.path.abspath(p or ".") != str(C.HERE)]
     try:
         sys.modules.pop("tfrecord", None)
-        return importlib.import_module("tfrecord.reader")
+        return importlib.import_module(module)
     except ImportError:
         return None
     finally:
@@ -119,6 +123,8 @@ def _peer_reader() -> Any:
 
 
 def peer_tfrecord(paths: list[Path]) -> int:
+    """The ``tfrecord`` package's ``tfrecord_iterator``, file after file (it
+    checks no CRC and yields views of one reused buffer)."""
     tfrecord_iterator = _peer_reader().tfrecord_iterator
     n = 0
     for p in paths:
@@ -127,7 +133,21 @@ def peer_tfrecord(paths: list[Path]) -> int:
     return n
 
 
+def peer_tfrecord_mixed(paths: list[Path]) -> int:
+    """The ``tfrecord`` package's way to read several files at once:
+    ``iterator_utils.sample_iterators`` over one ``tfrecord_iterator`` per
+    file with equal ratios (a random mix drawn per record, what its
+    ``multi_tfrecord_loader`` does; it has no cycle/block interleave)."""
+    reader, utils = _peer_reader(), _peer_reader("tfrecord.iterator_utils")
+    makers = [lambda p=str(p): reader.tfrecord_iterator(p) for p in paths]
+    n = 0
+    for _ in utils.sample_iterators(makers, [1] * len(makers), infinite=False):
+        n += 1
+    return n
+
+
 def peer_tf(paths: list[Path], parallel: int | None = None) -> int:
+    """TensorFlow's ``tf.data.TFRecordDataset``, sequential or interleaved."""
     import tensorflow as tf
 
     files = [str(p) for p in paths]
@@ -140,6 +160,7 @@ def peer_tf(paths: list[Path], parallel: int | None = None) -> int:
 
 
 def decode_ours(path: Path) -> int:
+    """Our batch Example decoder over the Example shard (3 features)."""
     from minibatcher.formats.tfrecord import ExampleDecoder, TFRecordFile
 
     dec = ExampleDecoder({"label": "int64", "x": "float", "name": "bytes"})
@@ -151,6 +172,7 @@ def decode_ours(path: Path) -> int:
 
 
 def decode_protobuf(path: Path) -> int:
+    """The protobuf library: ``Example.FromString`` and NumPy per record."""
     sys.path.insert(0, str(C.HERE.parent / "tests" / "formats" / "tfrecord"))
     from protos import example_class  # the runtime-built Example class of the tests
 
@@ -168,6 +190,7 @@ def decode_protobuf(path: Path) -> int:
 
 
 def tfds_decoded(folder: Path) -> int:
+    """TFDS ``as_dataset`` of a small folder: decoded feature dicts."""
     from minibatcher import tfds
 
     n = 0
@@ -177,6 +200,7 @@ def tfds_decoded(folder: Path) -> int:
 
 
 def ensure_tfds(data_dir: Path, count: int, seed: int) -> Path:
+    """A TFDS folder of ``count`` examples in 8 shards (cached)."""
     from minibatcher.tfds.testing import features_dict, tensor_feature, write_dataset
 
     root = data_dir / f"tfds-v1-{count}-{seed}"
@@ -191,7 +215,19 @@ def ensure_tfds(data_dir: Path, count: int, seed: int) -> Path:
                                                "x": rng.random(16, dtype=np.float32)})
 
 
-def main(argv: list[str] | None = None) -> int:
+BATCH = "ours: batch interface (native, 8192/call)"
+ITERATOR = "ours: record iterator (bytes, one at a time)"
+INTERLEAVED = "ours: tfdata.TFRecordDataset interleave 16"
+PEER = "tfrecord package: tfrecord_iterator (no CRC)"
+PEER_MIXED = "tfrecord package: sample_iterators over 16 files (no CRC)"
+PROTOBUF = "protobuf: FromString + NumPy per Example"
+TF_SEQUENTIAL = "TensorFlow: tf.data.TFRecordDataset"
+TF_INTERLEAVED = "TensorFlow: interleave 16"
+MISSING_PEER = "not measured (tfrecord not installed: pip install 'minibatcher[bench]')"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The command line; ``--quick`` sets small defaults."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="200 k records; a few seconds")
     p.add_argument("--records", type=int, default=None, help="records in all (default 2 M)")
@@ -199,71 +235,100 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-dir", type=Path, default=C.HERE / "data")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
-    records = args.records or (200_000 if args.quick else 2_000_000)
-    rounds = args.rounds or (2 if args.quick else 3)
-    paths = ensure_shards(args.data_dir, records, args.seed)
-    examples = ensure_examples(args.data_dir, records // 10, args.seed)
-    folder = ensure_tfds(args.data_dir, records // 20, args.seed)
-    C.warm_page_cache(*paths, examples)
-    load = C.LoadMonitor()
-    have_tf = _importable("tensorflow")
-    have_peer = _peer_reader() is not None
+    args.records = args.records or (200_000 if args.quick else 2_000_000)
+    args.rounds = args.rounds or (2 if args.quick else 3)
+    return args
+
+
+def contenders(paths: list[Path], examples: Path, folder: Path
+               ) -> dict[str, tuple[Callable[[], int], str]]:
+    """Every reader to measure, by table label: (function, unit); the peers
+    only when installed."""
     runs: dict[str, tuple[Callable[[], int], str]] = {
-        "ours: batch interface (native, 8192/call)": (lambda: ours_batch(paths), "records"),
-        "ours: record iterator (bytes, one at a time)": (lambda: ours_iterator(paths), "records"),
+        BATCH: (lambda: ours_batch(paths), "records"),
+        ITERATOR: (lambda: ours_iterator(paths), "records"),
         "ours: tfdata.TFRecordDataset sequential": (lambda: ours_dataset(paths), "records"),
-        "ours: tfdata.TFRecordDataset interleave 16": (lambda: ours_dataset(paths, 16), "records"),
+        INTERLEAVED: (lambda: ours_dataset(paths, 16), "records"),
         "ours: Example batch decode (3 features)": (lambda: decode_ours(examples), "examples"),
         "ours: tfds as_dataset, decoded dicts": (lambda: tfds_decoded(folder), "examples"),
     }
-    if have_peer:
-        runs["tfrecord package: tfrecord_iterator (no CRC)"] = (lambda: peer_tfrecord(paths),
-                                                               "records")
+    if _peer_reader() is not None:
+        runs[PEER] = (lambda: peer_tfrecord(paths), "records")
+        runs[PEER_MIXED] = (lambda: peer_tfrecord_mixed(paths), "records")
     if _importable("google.protobuf"):
-        runs["protobuf: FromString + NumPy per Example"] = (lambda: decode_protobuf(examples),
-                                                          "examples")
-    if have_tf:
-        runs["TensorFlow: tf.data.TFRecordDataset"] = (lambda: peer_tf(paths), "records")
-        runs["TensorFlow: interleave 16"] = (lambda: peer_tf(paths, 16), "records")
+        runs[PROTOBUF] = (lambda: decode_protobuf(examples), "examples")
+    if _importable("tensorflow"):
+        runs[TF_SEQUENTIAL] = (lambda: peer_tf(paths), "records")
+        runs[TF_INTERLEAVED] = (lambda: peer_tf(paths, 16), "records")
+    return runs
+
+
+def measure(runs: dict[str, tuple[Callable[[], int], str]], rounds: int) -> dict[str, float]:
+    """Median rate (items/s) of each contender, alternating over ``rounds``."""
     rates: dict[str, list[float]] = {k: [] for k in runs}
     for _ in C.rounds_of(rounds):
         for name, (fn, _) in runs.items():
             t0 = time.perf_counter()
             n = fn()
             rates[name].append(n / (time.perf_counter() - t0))
-    med = {k: C.median(v) for k, v in rates.items()}
+    return {k: C.median(v) for k, v in rates.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Generates (or reuses) the data, measures, prints the tables."""
+    args = parse_args(argv)
+    paths = ensure_shards(args.data_dir, args.records, args.seed)
+    examples = ensure_examples(args.data_dir, args.records // 10, args.seed)
+    folder = ensure_tfds(args.data_dir, args.records // 20, args.seed)
+    C.warm_page_cache(*paths, examples)
+    load = C.LoadMonitor()
+    runs = contenders(paths, examples, folder)
+    med = measure(runs, args.rounds)
     rows = [[k, unit, f"{med[k] / 1e6:.3f} M/s"] for k, (_, unit) in runs.items()]
-    print(f"\n{C.code_version()}; {records} records of {RECORD_BYTES} bytes in {SHARDS} shards, "
-          f"CRCs verified by ours; median of {rounds} rounds")
+    print(f"\n{C.code_version()}; {args.records} records of {RECORD_BYTES} bytes in {SHARDS} "
+          f"shards, CRCs verified by ours; median of {args.rounds} rounds")
     C.print_table(["reader", "unit", "rate"], rows, "Throughput")
-    _targets(med, have_tf, have_peer)
+    C.print_table(["ratio", "value", "target", "verdict", "peer figure"], target_rows(med),
+                  "Targets")
     print(f"\n{load.describe()}")
     return 0
 
 
-def _targets(med: dict[str, float], have_tf: bool, have_peer: bool) -> None:
-    batch = med["ours: batch interface (native, 8192/call)"]
-    it = med["ours: record iterator (bytes, one at a time)"]
-    tf_seq = med.get("TensorFlow: tf.data.TFRecordDataset", TF_DATA_SEQUENTIAL)
-    src = "measured now" if have_tf else "1.18 M/s quoted in issue 8"
-    rows = [["batch interface vs tf.data sequential", f"{batch / tf_seq:.1f}x", ">= 4x",
-             C.verdict(batch / tf_seq, 4.0), src]]
-    if have_peer:
-        peer = med["tfrecord package: tfrecord_iterator (no CRC)"]
-        rows.append(["record iterator vs tfrecord package", f"{it / peer:.1f}x", ">= 3x",
-                     C.verdict(it / peer, 3.0), "measured now"])
-    inter = med["ours: tfdata.TFRecordDataset interleave 16"]
-    tf_int = med.get("TensorFlow: interleave 16", TF_DATA_INTERLEAVED)
-    rows.append(["TFRecordDataset interleave 16 vs tf.data", f"{inter / tf_int:.1f}x", "-", "-",
-                 "measured now" if have_tf else "0.45 M/s quoted in issue 8"])
-    if "protobuf: FromString + NumPy per Example" in med:
-        r = med["ours: Example batch decode (3 features)"] / med[
-            "protobuf: FromString + NumPy per Example"]
-        rows.append(["Example decode vs protobuf library", f"{r:.1f}x", "-", "-", "measured now"])
-    C.print_table(["ratio", "value", "target", "verdict", "peer figure"], rows, "Targets")
+def target_rows(med: dict[str, float]) -> list[list[str]]:
+    """The issue's targets and the other ratios; a peer that is not installed
+    gets a "not measured" row instead of none."""
+    tf_seq = med.get(TF_SEQUENTIAL, TF_DATA_SEQUENTIAL)
+    src = "measured now" if TF_SEQUENTIAL in med else "1.18 M/s quoted in issue 8"
+    rows = [_ratio("batch interface vs tf.data sequential", med[BATCH], tf_seq, 4.0, src)]
+    if PEER in med:
+        rows.append(_ratio("record iterator vs tfrecord package", med[ITERATOR], med[PEER], 3.0,
+                           "measured now"))
+        rows.append(_ratio("TFRecordDataset interleave 16 vs tfrecord package mix",
+                           med[INTERLEAVED], med[PEER_MIXED], None, "measured now"))
+    else:
+        rows.append(["record iterator vs tfrecord package", MISSING_PEER, ">= 3x", "-", "-"])
+        rows.append(["TFRecordDataset interleave 16 vs tfrecord package mix", MISSING_PEER,
+                     "-", "-", "-"])
+    tf_int = med.get(TF_INTERLEAVED, TF_DATA_INTERLEAVED)
+    rows.append(_ratio("TFRecordDataset interleave 16 vs tf.data", med[INTERLEAVED], tf_int, None,
+                       "measured now" if TF_INTERLEAVED in med else "0.45 M/s quoted in issue 8"))
+    if PROTOBUF in med:
+        rows.append(_ratio("Example decode vs protobuf library",
+                           med["ours: Example batch decode (3 features)"], med[PROTOBUF], None,
+                           "measured now"))
+    return rows
+
+
+def _ratio(label: str, ours: float, peer: float, target: float | None, source: str) -> list[str]:
+    """One row of the targets table (``target`` None: no target, no verdict)."""
+    if target is None:
+        return [label, f"{ours / peer:.1f}x", "-", "-", source]
+    return [label, f"{ours / peer:.1f}x", f">= {target:g}x", C.verdict(ours / peer, target),
+            source]
 
 
 def _importable(name: str) -> bool:
+    """Whether module ``name`` can be imported (without importing it)."""
     import importlib.util
 
     try:

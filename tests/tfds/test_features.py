@@ -188,3 +188,60 @@ def test_builder_reads_only_json_at_open(tmp_path: Path) -> None:
     b = tfds.builder_from_directory(d)  # no shard is touched
     assert b.info.splits["train"].num_examples == 2
     assert b.info.splits["train[:1]"].file_instructions[0].take == 1
+
+
+def jpeg(array: np.ndarray, quality: int = 95) -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(array.squeeze(-1) if array.shape[-1] == 1 else array).save(
+        buf, "JPEG", quality=quality)
+    return buf.getvalue()
+
+
+def smooth(k: int, h: int = 16, w: int = 24, channels: int = 3) -> np.ndarray:
+    """A smooth picture (JPEG keeps it within a few levels)."""
+    y, x = np.mgrid[0:h, 0:w]
+    planes = [40 + 3 * x + 2 * y + 20 * c + 5 * k for c in range(channels)]
+    return np.stack(planes, axis=-1).astype(np.uint8)
+
+
+def test_jpeg_images_decode_as_pillow_decodes_them(tmp_path: Path) -> None:
+    from PIL import Image
+
+    def image_spec(shape: list[str]) -> dict:
+        return {"pythonClassName": CLS + "image_feature.Image", "image": {
+            "shape": {"dimensions": shape}, "dtype": "uint8", "encodingFormat": "jpeg"}}
+
+    features = features_dict({
+        "photo": image_spec(["-1", "-1", "3"]), "gray": image_spec(["16", "24", "1"]),
+        "gray_as_rgb": image_spec(["-1", "-1", "3"]),
+        "frames": {"pythonClassName": CLS + "sequence_feature.Sequence", "sequence": {
+            "feature": image_spec(["16", "24", "3"]), "length": "-1"}}})
+    encoded = {k: {"photo": jpeg(smooth(k)), "gray": jpeg(smooth(k, channels=1)),
+                   "gray_as_rgb": jpeg(smooth(k + 5, channels=1)),
+                   "frames": [jpeg(smooth(k + i)) for i in range(k + 1)]} for k in range(3)}
+    b = make(tmp_path, {"train": [3]}, features=features,
+             example=lambda split, k: {key: v if isinstance(v, list) else [v]
+                                       for key, v in encoded[k].items()})
+    exs = list(b.as_dataset("train"))
+
+    def pillow(data: bytes, mode: str) -> np.ndarray:
+        with Image.open(io.BytesIO(data)) as img:
+            a = np.asarray(img.convert(mode))
+        return a[:, :, None] if a.ndim == 2 else a
+
+    for k, ex in enumerate(exs):
+        assert ex["photo"].shape == (16, 24, 3) and ex["photo"].dtype == np.uint8
+        assert np.array_equal(ex["photo"], pillow(encoded[k]["photo"], "RGB"))  # exact
+        assert np.abs(ex["photo"].astype(int) - smooth(k)).max() <= 8  # lossy, close
+        assert np.array_equal(ex["gray"], pillow(encoded[k]["gray"], "L"))
+        assert ex["gray"].shape == (16, 24, 1)
+        rgb = ex["gray_as_rgb"]  # a grayscale JPEG in a 3-channel feature: replicated
+        assert rgb.shape == (16, 24, 3) and np.array_equal(rgb[..., 0], rgb[..., 2])
+        assert np.array_equal(rgb[..., :1], pillow(encoded[k]["gray_as_rgb"], "L"))
+        assert ex["frames"].shape == (k + 1, 16, 24, 3)
+        assert all(np.array_equal(f, pillow(e, "RGB"))
+                   for f, e in zip(ex["frames"], encoded[k]["frames"]))
+    raw = next(iter(b.as_dataset("train", decoders={"photo": tfds.decode.SkipDecoding()})))
+    assert raw["photo"] == encoded[0]["photo"] and raw["photo"][:2] == b"\xff\xd8"

@@ -195,31 +195,47 @@ def bucket_by_sequence_length(dataset: Dataset, length_func: Callable[..., Any],
         ...                                             True, False, False)]
         [(2, 2), (1, 2)]
     """
+    boundaries, batch_sizes = _checked_buckets(boundaries, batch_sizes)
+
+    def bucket(*args: Any) -> int:  # the closures' names are part of checkpoint plans
+        return bisect.bisect_right(boundaries, int(length_func(*args)))
+
+    def batching(bucket_id: Any, window: Dataset) -> Dataset:
+        return _batch_window(window, int(bucket_id), boundaries, batch_sizes[int(bucket_id)],
+                             padded_shapes, padding_values, pad_to_bucket_boundary, no_padding,
+                             drop_remainder)
+
+    return GroupByWindowDataset(dataset, bucket, batching, None,
+                                lambda bucket_id: batch_sizes[int(bucket_id)])
+
+
+def _checked_buckets(boundaries: list[int], batch_sizes: list[int]
+                     ) -> tuple[list[int], list[int]]:
+    """The boundaries and batch sizes as ints; ConfigError when they do not fit."""
     boundaries, batch_sizes = [int(b) for b in boundaries], [int(b) for b in batch_sizes]
     if len(batch_sizes) != len(boundaries) + 1:
         raise ConfigError("len(bucket_batch_sizes) must equal len(bucket_boundaries) + 1, but got "
                           f"{len(batch_sizes)} batch sizes for {len(boundaries)} boundaries")
     if any(b >= c for b, c in zip(boundaries, boundaries[1:])):
         raise ConfigError(f"bucket_boundaries should increase, but got {boundaries}")
+    return boundaries, batch_sizes
 
-    def bucket(*args: Any) -> int:
-        return bisect.bisect_right(boundaries, int(length_func(*args)))
 
-    def batching(bucket_id: Any, window: Dataset) -> Dataset:
-        size = batch_sizes[int(bucket_id)]
-        if no_padding:
-            return window.batch(size, drop_remainder=drop_remainder)
-        shapes = padded_shapes
-        if pad_to_bucket_boundary:
-            if int(bucket_id) >= len(boundaries):
-                raise ValueError("When pad_to_bucket_boundary=True, elements must have length < "
-                                 f"max(bucket_boundaries) = {max(boundaries)}")
-            template = window.source.elements[0]  # type: ignore[attr-defined]
-            shapes = _boundary_shapes(template, padded_shapes, boundaries[int(bucket_id)] - 1)
-        return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
-
-    return GroupByWindowDataset(dataset, bucket, batching, None,
-                                lambda bucket_id: batch_sizes[int(bucket_id)])
+def _batch_window(window: Dataset, bucket_id: int, boundaries: list[int], size: int,
+                  padded_shapes: Any, padding_values: Any, pad_to_bucket_boundary: bool,
+                  no_padding: bool, drop_remainder: bool) -> Dataset:
+    """One bucket's window as batches: plain, padded to the batch's maximum (or
+    ``padded_shapes``), or padded to the bucket's boundary - 1."""
+    if no_padding:
+        return window.batch(size, drop_remainder=drop_remainder)
+    shapes = padded_shapes
+    if pad_to_bucket_boundary:
+        if bucket_id >= len(boundaries):
+            raise ValueError("When pad_to_bucket_boundary=True, elements must have length < "
+                             f"max(bucket_boundaries) = {max(boundaries)}")
+        template = window.source.elements[0]  # type: ignore[attr-defined]
+        shapes = _boundary_shapes(template, padded_shapes, boundaries[bucket_id] - 1)
+    return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
 
 
 def _boundary_shapes(template: Any, padded_shapes: Any, filler: int) -> Any:

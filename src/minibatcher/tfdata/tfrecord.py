@@ -74,6 +74,17 @@ class TFRecordDataset(Dataset):
 
     ``buffer_size`` is accepted for compatibility (reads are sized by the
     reader); ``verify_crc`` and ``max_errors`` are extensions.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from minibatcher.formats.tfrecord import TFRecordWriter
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> for name, recs in (("a", [b"a0", b"a1"]), ("b", [b"b0"])):
+        ...     with TFRecordWriter(d / name) as w: w.write_many(recs)
+        >>> list(TFRecordDataset([str(d / "a"), str(d / "b")]))
+        [b'a0', b'a1', b'b0']
+        >>> list(TFRecordDataset([str(d / "a"), str(d / "b")], num_parallel_reads=2).skip(1))
+        [b'b0', b'a1']
     """
 
     def __init__(self, filenames: Any, compression_type: str | None = None,

@@ -55,7 +55,16 @@ def _skipped_keys(decoders: Mapping[str, Any] | None, prefix: str = "") -> froze
 
 class ReadOnlyBuilder:
     """A prepared TFDS dataset folder (``dataset_info.json``, ``features.json``,
-    the shards). Only the JSON files are read when it is made."""
+    the shards). Only the JSON files are read when it is made.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from minibatcher.tfds.testing import write_dataset
+        >>> b = ReadOnlyBuilder(write_dataset(pathlib.Path(tempfile.mkdtemp()),
+        ...                                   {"train": [2, 3], "test": [1]}))
+        >>> b.name, sorted(b.info.splits), b.info.splits["train[:40%]"].num_examples
+        ('toy', ['test', 'train'], 2)
+    """
 
     def __init__(self, data_dir: str | os.PathLike) -> None:
         self.data_dir = os.fspath(data_dir)
@@ -81,7 +90,21 @@ class ReadOnlyBuilder:
         ``'train[10%:20%]+test'``, or a ReadInstruction) as feature dicts.
 
         ``batch_size`` pads and batches them (-1: the whole split in one
-        batch); ``as_supervised`` gives ``(input, target)`` tuples.
+        batch); ``as_supervised`` gives ``(input, target)`` tuples. The order
+        is TFDS's for ``shuffle_files`` and ``read_config`` (file shuffle,
+        input-context sharding, cycle/block interleave).
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.tfds import ReadConfig
+            >>> from minibatcher.tfds.testing import write_dataset
+            >>> b = ReadOnlyBuilder(write_dataset(pathlib.Path(tempfile.mkdtemp()),
+            ...                                   {"train": [3, 3], "test": [2]}))
+            >>> rc = ReadConfig(interleave_cycle_length=2, interleave_block_length=2)
+            >>> [int(ex["id"]) for ex in b.as_dataset("train", read_config=rc)]
+            [0, 1, 3, 4, 2, 5]
+            >>> [x["id"].tolist() for x in b.as_dataset("train[:50%]+test", batch_size=2)]
+            [[0, 1], [2, 0], [1]]
         """
         if split is None:
             raise ConfigError("split should be given (e.g. split='train'); the splits of "

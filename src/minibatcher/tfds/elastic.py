@@ -119,11 +119,29 @@ def even_parts(pieces: Sequence[FileInstruction], n: int) -> list[list[FileInstr
 
 @dataclasses.dataclass(frozen=True)
 class InstructionSplit(AbstractSplit):
-    """A split given directly as file instructions (shard-relative names)."""
+    """A split given directly as file instructions (what
+    :meth:`ElasticRemainder.split_for` returns); ``ReadOnlyBuilder.as_dataset``
+    reads them in this order, with the read_config's cycle/block interleave.
+
+    Example:
+        >>> from minibatcher.tfds.splits import FileInstruction as F
+        >>> part = InstructionSplit((F("/d/a", 2, 3, 5), F("/d/b", 0, 1, 1)))
+        >>> part.num_examples
+        4
+    """
 
     instructions: tuple[FileInstruction, ...]
 
     def to_absolute(self, split_infos) -> list[AbsoluteInstruction]:  # type: ignore[override]
+        """Not available: the instructions are file ranges, not ranges of a
+        named split (the builder reads them directly).
+
+        Example:
+            >>> InstructionSplit(()).to_absolute({})
+            Traceback (most recent call last):
+            ...
+            TypeError: InstructionSplit holds file instructions, not ranges; pass it to ...
+        """
         raise TypeError("InstructionSplit holds file instructions, not ranges; pass it to "
                         "ReadOnlyBuilder.as_dataset")
 
@@ -139,6 +157,12 @@ class ElasticRemainder:
 
     ``split_for(m, j)`` is new worker j's part (of m); read it with
     ``builder.as_dataset(part, read_config=...)`` (no ``shuffle_files``).
+
+    Example:
+        >>> from minibatcher.tfds.splits import FileInstruction as F
+        >>> rest = ElasticRemainder((F("a", 1, 4, 5), F("b", 0, 3, 3)))
+        >>> rest.num_examples, [f.as_tuple() for f in rest.split_for(3, 1).instructions]
+        (7, [('a', 4, 1, 5), ('b', 0, 1, 3)])
     """
 
     pieces: tuple[FileInstruction, ...]
@@ -149,7 +173,16 @@ class ElasticRemainder:
         return sum(p.take for p in self.pieces)
 
     def split_for(self, num_workers: int, index: int) -> InstructionSplit:
-        """New worker ``index``'s part when ``num_workers`` continue."""
+        """New worker ``index``'s part when ``num_workers`` continue: a
+        contiguous piece of the remainder, the first ``total % num_workers``
+        parts one example longer.
+
+        Example:
+            >>> from minibatcher.tfds.splits import FileInstruction as F
+            >>> rest = ElasticRemainder((F("a", 0, 5, 5),))
+            >>> [rest.split_for(2, j).num_examples for j in range(2)]
+            [3, 2]
+        """
         InputContext(num_workers, index)  # validates
         return InstructionSplit(tuple(even_parts(self.pieces, num_workers)[index]))
 

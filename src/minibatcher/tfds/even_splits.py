@@ -66,7 +66,15 @@ def even_splits(split: SplitArg, n: int, *, drop_remainder: bool = False) -> lis
 
 
 def split_for_jax_process(split: SplitArg, *, drop_remainder: bool = False) -> AbstractSplit:
-    """This JAX process's part: ``even_splits(split, process_count)[process_index]``."""
+    """This JAX process's part: ``even_splits(split, process_count)[process_index]``
+    (needs JAX; ``even_splits(split, n)[i]`` chooses a part without it).
+
+    Example:
+        >>> infos = {"train": SplitInfo("train", (10,), ("t",))}
+        >>> part = split_for_jax_process("train")  # one process here: all of it
+        >>> part, part.to_absolute(infos)[0][1:]
+        (even_splits(ReadInstruction('train'), n=1)[0], (0, 10))
+    """
     try:
         import jax
     except ImportError as e:  # pragma: no cover - depends on the environment

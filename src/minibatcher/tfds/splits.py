@@ -61,7 +61,12 @@ class SplitInfo:
 
     @property
     def file_instructions(self) -> list["FileInstruction"]:
-        """One instruction per non-empty shard (the whole split)."""
+        """One instruction per non-empty shard (the whole split).
+
+        Example:
+            >>> [f.as_tuple() for f in SplitInfo("t", (2, 0, 3), ("a", "b", "c")).file_instructions]
+            [('a', 0, 2, 2), ('c', 0, 3, 3)]
+        """
         return shard_file_instructions(0, self.num_examples, self.filenames, self.shard_lengths)
 
 
@@ -142,7 +147,12 @@ class SubSplitInfo:
 
     @property
     def file_instructions(self) -> list[FileInstruction]:
-        """The per-file instructions."""
+        """The per-file instructions.
+
+        Example:
+            >>> SubSplitInfo([FileInstruction("f", 1, 2, 4)]).file_instructions
+            [FileInstruction(filename='f', skip=1, take=2, examples_in_shard=4)]
+        """
         return self._file_instructions
 
     @property
@@ -161,7 +171,21 @@ class AbstractSplit:
 
     @classmethod
     def from_spec(cls, spec: "SplitArg") -> "AbstractSplit":
-        """Parses a split string (``AbstractSplit`` s pass through)."""
+        """Parses a split string (``AbstractSplit`` s pass through): TFDS's
+        grammar, ``name[from:to]`` in examples, ``%`` or ``shard`` units,
+        parts joined by ``+``.
+
+        Example:
+            >>> AbstractSplit.from_spec("train[-2shard:]")
+            ReadInstruction('train[-2shard:]')
+            >>> infos = {"train": SplitInfo("train", (10,), ("t",))}
+            >>> AbstractSplit.from_spec("train[2:-2]").to_absolute(infos)
+            [AbsoluteInstruction(splitname='train', from_=2, to=8)]
+            >>> AbstractSplit.from_spec("train[10]")
+            Traceback (most recent call last):
+            ...
+            ValueError: Error parsing split 'train[10]'. ...
+        """
         if isinstance(spec, AbstractSplit):
             return spec
         spec = str(spec)

@@ -148,6 +148,7 @@ TAILS = {
     "two-shuffles-filter": lambda ds: ds.shuffle(4, seed=1).map(lambda ex: ex).shuffle(
         6, seed=9, reshuffle_each_iteration=False).filter(lambda ex: True),
     "unseeded": lambda ds: ds.shuffle(7),
+    "shuffle-take": lambda ds: ds.shuffle(8, seed=5).take(4),
     "buffer-larger-than-the-part": lambda ds: ds.shuffle(100, seed=3),
 }
 

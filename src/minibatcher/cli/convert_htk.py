@@ -17,7 +17,7 @@ Example:
     >>> _ = (d / "a.mlf").write_text('#!MLF!#\\n"u1.lab"\\n0 2 x 1\\n.\\n"u2.lab"\\n0 1 y 0\\n.\\n')
     >>> main = __import__("minibatcher.cli", fromlist=["main"]).main
     >>> main(["convert", str(d / "a.scp"), str(d / "o.ctf"), "--mlf", str(d / "a.mlf"),
-    ...       "--label-dim", "2"])
+    ...       "--label-dim", "2", "--base-dir", str(d)])
     converted 2 sequences: scp -> ctf
     0
     >>> print((d / "o.ctf").read_text(), end="")
@@ -52,8 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--context", default="0:0", metavar="L:R",
                        help="frames of context added left and right (default: 0:0)")
     group.add_argument("--base-dir", default=None, metavar="DIR",
-                       help="relative archive paths resolve against DIR (default: the SCP's "
-                            "folder)")
+                       help="relative archive paths in the SCP resolve against DIR (default: the "
+                            "working directory, as the Python API and CNTK; '.../NAME' lines name "
+                            "files next to the SCP)")
     group.add_argument("--max-errors", type=int, default=0, metavar="N",
                        help="skip up to N bad lines, files or utterances (default: 0)")
 
@@ -89,7 +90,7 @@ def scp_to_ctf(args: argparse.Namespace) -> int:
     if not args.mlf:
         raise common.UsageError("--mlf is needed to convert an SCP list (HTK features + labels)")
     left, right = _context(args.context)
-    base = Path(args.base_dir) if args.base_dir else scp.parent
+    base = Path(args.base_dir) if args.base_dir else None  # None: the working directory
     features = HTKFeatureDeserializer(
         {"features": StreamDef(scp=str(scp), context=(left, right) if left or right else None)},
         base_dir=base, max_errors=args.max_errors)

@@ -58,7 +58,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help="chunk size in bytes for the chunk count (default: %(default)s)")
     parser.add_argument("--base-dir", metavar="DIR", default=None,
                         help="SCP files: the folder relative archive paths resolve against "
-                             "(default: the SCP file's folder)")
+                             "(default: the working directory, as the Python API and CNTK)")
     parser.add_argument("--labels", metavar="FILE", default=None,
                         help="MLF files: the state list (label mapping file) to check labels against")
     parser.add_argument("--json", action="store_true", help="print one JSON object")

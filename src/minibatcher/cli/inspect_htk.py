@@ -85,7 +85,7 @@ def collect_scp(path: Path, base_dir: Path | None) -> dict[str, Any]:
     rows = load_scp([path], diag, base_dir=base_dir)
     report: dict[str, Any] = {"file": str(path), "format": "scp", "lines": len(rows.keys) +
                               diag.stats.errors, "blank_lines": diag.stats.blank_lines,
-                              "archives": len(rows.paths)}
+                              "archives": len(rows.paths), "base_dir": str(rows.base_dir)}
     try:
         f = HTKFeatureDeserializer({"features": StreamDef(scp=str(path))}, base_dir=base_dir,
                                    max_errors=10**9, trace_level=0, on_error=problems.append)
@@ -154,7 +154,7 @@ def report(files: list[str], args: argparse.Namespace) -> bool:
     if kind == "htk":
         result = collect_htk(path)
     elif kind == "scp":
-        result = collect_scp(path, Path(base) if base else path.parent)
+        result = collect_scp(path, Path(base) if base else None)  # None: the working directory
     else:
         result = collect_mlf(path, Path(labels) if labels else None)
     print(json.dumps(result)) if args.json else _print(result)

@@ -53,7 +53,8 @@ def test_good_corpus(tmp_path, impl):
 def test_missing_archive(tmp_path, impl):
     corpus(tmp_path, SCP + "u4.mfc=gone.htk[0,4]\n")
     with pytest.raises(ErrorBudgetExceeded, match=r"l\.scp:4: cannot open archive .*gone\.htk.*: No "
-                                                   r"such file or directory \(1 utterance"):
+                                                   r"such file or directory; relative archive paths "
+                                                   r"resolve against base_dir=.* \(1 utterance"):
         source(tmp_path, impl)
     src = source(tmp_path, impl, max_errors=1)
     assert keys_read(src) == ["u1", "u2", "u3"]

@@ -127,8 +127,9 @@ class HTKFeatureDeserializer(Deserializer):
             before reading fails.
         trace_level: 0 errors only, 1 warnings, 2 information.
         precision: ``"float"`` or ``"double"``.
-        base_dir: relative archive paths resolve against it (default: the
-            working directory, as CNTK).
+        base_dir: relative archive paths in the SCP files resolve against it
+            (default: the working directory, as CNTK; ``from_config`` passes the
+            config file's folder). ``.../NAME`` names a file next to the SCP file.
         prefix_path: CNTK's ``prefixPathInSCP``.
         verify_crc: check the checksum of ``_K`` files (DECISIONS 13).
         chunk_frames: a chunk closes once it holds more than this many frames.
@@ -150,6 +151,8 @@ class HTKFeatureDeserializer(Deserializer):
         self._keep, self._kept, self._lock = bool(keep_data_in_memory), {}, threading.Lock()
         self._scp = [os.fspath(p) for p in self._sd.scp]
         self._diag = Diagnostics(self._scp[0], max_errors, trace_level, on_error)
+        self._base_origin = "given as base_dir" if base_dir is not None else (
+            "the working directory, the default without a config, as CNTK")
         rows = load_scp(self._scp, self._diag, prefix=prefix_path, base_dir=base_dir, impl=impl)
         self._archives = Archives(rows.paths, bool(verify_crc), impl)
         self._rows, self._first, self._count = self._usable(rows)
@@ -195,7 +198,7 @@ class HTKFeatureDeserializer(Deserializer):
             if f not in first_row:
                 continue
             where = rows.where(first_row[f])
-            problem = a.errors[f]
+            problem = self._open_problem(rows, f)
             if problem is None:
                 j = int(a.header_of[f])
                 issue = int(h["issue"][j])
@@ -215,6 +218,17 @@ class HTKFeatureDeserializer(Deserializer):
                                   f"{where}: {problem} ({int(users[f])} utterance(s) skipped)",
                                   skipped=int(users[f]))
         return ~bad[rows.path_index]
+
+    def _open_problem(self, rows: ScpRows, f: int) -> str | None:
+        """Why archive ``f`` could not be opened (None if it was), with the path rule when a
+        relative path is missing."""
+        problem = self._archives.errors[f]
+        if problem is not None and f in rows.relative and not self._archives.paths[f].exists():
+            problem += (f"; relative archive paths resolve against base_dir={rows.base_dir} "
+                        f"({self._base_origin}); pass base_dir= (config: the config file's "
+                        "folder by default; CLI: --base-dir) to change it, or write "
+                        "'.../NAME' in the SCP for a file next to it")
+        return problem
 
     @staticmethod
     def _beyond(rows: ScpRows, f: int, available: int) -> int:

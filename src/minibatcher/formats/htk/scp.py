@@ -67,6 +67,8 @@ class ScpRows:
     starts: np.ndarray               # -1: the whole file
     ends: np.ndarray
     blank_lines: int = 0
+    base_dir: Path | None = None     # what relative physical paths were resolved against
+    relative: frozenset[int] = frozenset()  # paths written relative (no '...', no prefix root)
 
     def names(self) -> list[str]:
         """The key of every row."""
@@ -85,7 +87,8 @@ class ScpRows:
         idx = np.flatnonzero(keep)
         return ScpRows(self.files, self.data, self.file_of[idx], self.lines[idx], self.offsets[idx],
                        self.keys[idx], [self.key_text[i] for i in idx.tolist()], self.paths,
-                       self.path_index[idx], self.starts[idx], self.ends[idx], self.blank_lines)
+                       self.path_index[idx], self.starts[idx], self.ends[idx], self.blank_lines,
+                       self.base_dir, self.relative)
 
 
 def _split(text: bytes, ends: np.ndarray) -> list[str]:
@@ -104,34 +107,53 @@ def _read(path: Path) -> bytes:
 
 def load_scp(files: Sequence[str | os.PathLike], diag: Diagnostics, *, prefix: str | None = None,
              base_dir: str | os.PathLike | None = None, impl: str = "native") -> ScpRows:
-    """Parses ``files`` in order, charges bad lines and repeated keys, resolves paths."""
-    base = Path(base_dir) if base_dir is not None else Path.cwd()
-    parts, paths, path_ids = [], [], {}
+    """Parses ``files`` in order, charges bad lines and repeated keys, resolves paths.
+
+    A relative physical path (after ``prefix`` and ``...`` rewriting) resolves against
+    ``base_dir``, by default the working directory (CNTK's rule; a config passes its own)."""
+    base = Path(os.path.abspath(base_dir if base_dir is not None else os.getcwd()))
+    parts, path_ids, relative_paths = [], {}, set()
     texts: list[bytes] = []
     for k, file in enumerate(Path(f) for f in files):
-        data = _read(file)
-        texts.append(data)
-        scp_dir = os.path.dirname(str(file))
-        r = backend(impl).parse_scp(data, normalize_prefix(prefix), scp_dir)
+        texts.append(_read(file))
+        r = _parse_one(texts[-1], file, prefix, impl)
         diag.stats.blank_lines += int(r["blank_lines"])
-        remap = np.array([path_ids.setdefault(_resolve(p, base), len(path_ids))
-                          for p in r["paths"]] + [-1], dtype=np.int32)
-        r["path_index"] = remap[r["path_index"]]
+        r["path_index"] = _index_paths(r, base, path_ids, relative_paths)[r["path_index"]]
         r["file_of"] = np.full(len(r["lines"]), k, dtype=np.int32)
-        r["key_list"] = _split(r["key_text"], r["key_ends"])
         parts.append(r)
     paths = list(path_ids)
+    relative = frozenset(path_ids[p] for p in relative_paths)
     cat = {k: np.concatenate([p[k] for p in parts]) if parts else np.zeros(0) for k in (
         "file_of", "lines", "offsets", "issues", "keys", "path_index", "starts", "ends")}
     rows = ScpRows([Path(f) for f in files], texts, cat["file_of"], cat["lines"], cat["offsets"],
                    cat["keys"].astype(np.uint64), [k for p in parts for k in p["key_list"]], paths,
-                   cat["path_index"], cat["starts"], cat["ends"], diag.stats.blank_lines)
+                   cat["path_index"], cat["starts"], cat["ends"], diag.stats.blank_lines, base,
+                   relative)
     bad = cat["issues"] != 0
     for i in np.flatnonzero(bad).tolist():
         diag.charge(("scp", rows.where(i)), f"{rows.where(i)}: {_WHAT[int(cat['issues'][i])]}\n"
                     f"    {rows.line(i)}", skipped=1)
     rows = rows.select(~bad)
     return rows.select(_first_occurrences(rows, diag))
+
+
+def _parse_one(data: bytes, file: Path, prefix: str | None, impl: str) -> dict:
+    """One SCP file's rows; ``...`` becomes the file's own folder (absolute)."""
+    scp_dir = os.path.dirname(os.path.abspath(file))
+    r = backend(impl).parse_scp(data, normalize_prefix(prefix), scp_dir)
+    r["key_list"] = _split(r["key_text"], r["key_ends"])
+    return r
+
+
+def _index_paths(r: dict, base: Path, path_ids: dict[Path, int], relative: set[Path]) -> np.ndarray:
+    """Resolves one file's physical paths against ``base``; returns the global index of each
+    (and -1 last, for rows without a path), adding new paths to ``path_ids`` and the ones
+    written relative to ``relative``."""
+    resolved = [_resolve(p, base) for p in r["paths"]]
+    relative.update(q for p, q in zip(r["paths"], resolved)
+                    if not Path(os.fsdecode(p)).is_absolute())
+    ids = [path_ids.setdefault(q, len(path_ids)) for q in resolved]
+    return np.array(ids + [-1], dtype=np.int32)
 
 
 def _resolve(raw: bytes, base: Path) -> Path:

@@ -25,7 +25,7 @@ from typing import Any
 from ..deserializer import Deserializer
 from ..errors import ConfigError
 from ..formats.htk import HTKFeatureDeserializer, HTKMLFDeserializer
-from ..formats.htk.features import FeatureDimError
+from ..formats.htk.window import FeatureDimError
 from ..streams import StreamDef
 from .nodes import ConfigArray, ConfigNode
 from .paths import ConfigPaths, _key_and_location

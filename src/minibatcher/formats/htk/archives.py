@@ -65,7 +65,16 @@ class Archives:
         self.header_of = np.cumsum(self.opened) - 1  # file -> row of `headers` (when opened)
 
     def header(self, i: int, field: str) -> int:
-        """Header ``field`` of file ``i`` (which must have been opened)."""
+        """Header ``field`` of file ``i`` (which must have been opened).
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.htk.htkfile import write_htk
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.htk"
+            >>> write_htk(p, np.ones((4, 3), np.float32))
+            >>> Archives([p], verify_crc=False, impl="python").header(0, "sample_size")
+            12
+        """
         return int(self.headers[field][int(self.header_of[i])])
 
     @contextlib.contextmanager

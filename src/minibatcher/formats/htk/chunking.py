@@ -40,7 +40,17 @@ def check_join(primary: Deserializer, links: np.ndarray, lengths: np.ndarray, di
                what: str, where: Callable[[int], str], name: Callable[[int], str]) -> np.ndarray:
     """Charges primary sequences absent here (``links < 0``) or of another
     length than here, and returns which to keep. ``what`` names this side
-    ("labels in a.mlf"), ``where(j)``/``name(j)`` locate entry ``j`` here."""
+    ("labels in a.mlf"), ``where(j)``/``name(j)`` locate entry ``j`` here.
+
+    Example:
+        >>> from minibatcher.formats.htk.features import _example
+        >>> f, diag = _example(), Diagnostics("a.mlf", max_errors=1, trace_level=0)
+        >>> check_join(f, np.array([0, 1]), np.array([3, 4]), diag, "labels in a.mlf",
+        ...            lambda j: f"a.mlf:{j}", lambda j: f"u{j + 1}").tolist()
+        [True, False]
+        >>> diag.stats.skipped_utterances   # u2: 2 frames of features, 4 of labels
+        1
+    """
     keep = links >= 0
     table = primary.table()  # built once: it copies every length
     primary_lengths, primary_keys = np.asarray(table.lengths), np.asarray(table.keys)
@@ -51,11 +61,7 @@ def check_join(primary: Deserializer, links: np.ndarray, lengths: np.ndarray, di
                     skipped=1)
     linked = np.flatnonzero(keep)
     if primary_name is not None:
-        for i in linked.tolist():
-            if primary_name(i) != name(int(links[i])):
-                raise FormatError(f"{primary.describe_sequence(i)} and {where(int(links[i]))} "
-                                  "have different names but the same 64-bit key hash; please "
-                                  "report this")
+        _check_names(primary, links, linked, where, name)
     mismatch = linked[np.asarray(lengths)[links[linked]] != primary_lengths[linked]]
     for i in mismatch.tolist():
         j = int(links[i])
@@ -65,3 +71,12 @@ def check_join(primary: Deserializer, links: np.ndarray, lengths: np.ndarray, di
                     "frames; expected the same number (the utterance is skipped)", skipped=1)
         keep[i] = False
     return keep
+
+
+def _check_names(primary: Deserializer, links: np.ndarray, linked: np.ndarray,
+                 where: Callable[[int], str], name: Callable[[int], str]) -> None:
+    """Joined sequences must have the same name, not only the same 64-bit key hash."""
+    for i in linked.tolist():
+        if primary.key_name(i) != name(int(links[i])):
+            raise FormatError(f"{primary.describe_sequence(i)} and {where(int(links[i]))} have "
+                              "different names but the same 64-bit key hash; please report this")

@@ -23,97 +23,18 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ...deserializer import ChunkData, ContextWindow, Deserializer, SequenceTable, StreamChunk
-from ...errors import ConfigError, FileChangedError, FormatError
-from ...streams import StreamDef, StreamInformation, as_stream_defs
+from ...errors import FileChangedError, FormatError
+from ...streams import StreamDef, StreamInformation
 from .archives import Archives
 from .backend import IMPLEMENTATIONS, backend
 from .chunking import DEFAULT_CHUNK_FRAMES, check_join, chunk_starts_by_frames
 from .diagnostics import Diagnostics, HTKStats
 from .htkfile import describe_header_issue, kind_name
+from .options import precision_of, single_stream  # noqa: F401  (re-exported)
 from .scp import ScpRows, load_scp
+from .window import FeatureDimError, feature_window  # noqa: F401  (re-exported)
 
-_PRECISIONS = {"float": np.float32, "float32": np.float32, "double": np.float64,
-               "float64": np.float64}
 _COMPRESSED_OR_CRC = 0o2000 | 0o10000
-
-
-def precision_of(precision: Any) -> type:
-    """``np.float32`` or ``np.float64`` for ``"float"``/``"double"`` (or a dtype).
-
-    Example:
-        >>> precision_of("double").__name__
-        'float64'
-    """
-    if isinstance(precision, str) and precision.lower() in _PRECISIONS:
-        return _PRECISIONS[precision.lower()]
-    try:
-        dtype = np.dtype(precision) if not isinstance(precision, str) else None
-    except TypeError:
-        dtype = None
-    if dtype in (np.float32, np.float64):
-        return dtype.type
-    raise ConfigError(f"precision should be 'float' or 'double', but got precision={precision!r}")
-
-
-def single_stream(streams: Mapping[str, StreamDef], field: str, who: str) -> tuple[str, StreamDef]:
-    """The one stream of an HTK/MLF deserializer, which must set ``field``."""
-    defs = as_stream_defs(streams)
-    if len(defs) != 1:
-        raise ConfigError(f"{who} reads one stream per deserializer, but got {len(defs)} streams "
-                          f"({', '.join(defs)}); create one {who} per stream and pass them all "
-                          "to MinibatchSource")
-    name, sd = next(iter(defs.items()))
-    if not getattr(sd, field, None):
-        raise ConfigError(f"{who} stream {name!r} should set StreamDef({field}=...), but got "
-                          f"{field}={getattr(sd, field, None)!r}")
-    return name, sd
-
-
-class FeatureDimError(ConfigError):
-    """A feature dimension (``shape``, or a config's ``dim``) that does not fit the HTK files.
-
-    The message names the stream, the archive and the SCP line that first uses it, what was
-    expected and what was found; :meth:`for_option` rewords it for a config's key
-    (``dim``, ``contextWindow``).
-
-    Example:
-        >>> e = FeatureDimError("f", 364, 33, None, "a.htk", "a.scp:1")
-        >>> str(e).split(", but got ")[1]
-        'shape=364; use shape=33 with context=(left, right) to add neighbour frames explicitly'
-        >>> "should be 33 (the values per frame of archive 'a.htk', used at a.scp:1)" in str(e)
-        True
-        >>> c = e.for_option("dim", "reader.features.dim at c.cntk:3")
-        >>> str(c).split(": ", 1)[1][:51]
-        'option dim (reader.features.dim at c.cntk:3) should'
-    """
-
-    def __init__(self, stream: str, dim: int, file_dim: int, context: tuple[int, int] | None,
-                 archive: str, where: str, option: str = "shape", origin: str = "",
-                 config: bool = False) -> None:
-        self.stream, self.dim, self.file_dim, self.context = stream, dim, file_dim, context
-        self.archive, self.where = archive, where
-        fd, window = file_dim, "contextWindow" if config else "context"
-        found = f"the values per frame of archive {archive!r}, used at {where}"
-        named = f"option {option}" + (f" ({origin})" if origin else "")
-        if context is None:
-            expected = (f"{fd} ({found}) or {fd} x an odd number of frames (e.g. {fd * 11} for 5 "
-                        "frames each side)")
-            explicit = "contextWindow=left:right" if config else "context=(left, right)"
-            fix = f"use {option}={fd} with {explicit} to add neighbour frames explicitly"
-        else:
-            given = (f"contextWindow={context[0]}:{context[1]}" if config
-                     else f"context={tuple(context)}")
-            expected = (f"{fd} ({found}) when {given} is given (the stream then delivers "
-                        f"{fd} x {1 + sum(context)} values)")
-            fix = (f"use {option}={fd}, or leave out {window} and give the expanded size "
-                   f"({fd} x an odd number of frames)")
-        super().__init__(f"stream {stream!r}: {named} should be {expected}, but got "
-                         f"{option}={dim}; {fix}")
-
-    def for_option(self, option: str, origin: str) -> "FeatureDimError":
-        """The same error for a config's ``option`` written at ``origin``."""
-        return FeatureDimError(self.stream, self.dim, self.file_dim, self.context, self.archive,
-                               self.where, option, origin, config=True)
 
 
 class HTKFeatureDeserializer(Deserializer):
@@ -253,73 +174,120 @@ class HTKFeatureDeserializer(Deserializer):
                 "period for all files")
 
     def _window(self) -> tuple[int, int, int]:
-        file_dim = self._reference[2]
-        context = getattr(self._sd, "context", None)
-        shape = getattr(self._sd, "shape", None)
-        dim = None if shape is None else self._sd.dim
-        context = None if context is None or tuple(context) == (0, 0) else tuple(
-            int(v) for v in context)
-        if context is not None:
-            if dim is not None and dim != file_dim:
-                raise self._dim_error(dim, context)
-            return file_dim * (1 + sum(context)), context[0], context[1]
-        if dim is None or dim == file_dim:
-            return file_dim, 0, 0
-        frames, rest = divmod(dim, file_dim)
-        if rest or frames % 2 == 0:
-            raise self._dim_error(dim, None)
-        return dim, frames // 2, frames // 2
-
-    def _dim_error(self, dim: int, context: tuple[int, int] | None) -> "FeatureDimError":
         archive = str(self._archives.paths[self._reference_file])
-        return FeatureDimError(self._name, dim, self._reference[2], context, archive,
-                               self._reference_where)
+        return feature_window(self._name, self._sd, self._reference[2], archive,
+                              self._reference_where)
 
     # -- Deserializer ---------------------------------------------------------------------------
 
     @property
     def name(self) -> str:
+        """The first SCP file's name (for messages).
+
+        Example:
+            >>> _example().name
+            'a.scp'
+        """
         return os.path.basename(self._scp[0])
 
     @property
     def streams(self) -> list[StreamInformation]:
+        """The one stream: dense, ``file dim x (1 + left + right)`` values per frame.
+
+        Example:
+            >>> info = _example().streams[0]
+            >>> info.name, info.dim, info.is_sparse, info.dtype.name
+            ('x', 6, False, 'float32')
+        """
         return [StreamInformation(self._name, 0, self._dim, False, np.dtype(self._dtype),
                                   bool(self._sd.defines_mb_size))]
 
     @property
     def stats(self) -> HTKStats:
-        """What was skipped and why (counts)."""
+        """What was skipped and why (counts).
+
+        Example:
+            >>> _example().stats.skipped_utterances
+            0
+        """
         return self._diag.stats
 
     @property
     def context(self) -> tuple[int, int]:
-        """``(left, right)`` frames of context added to every frame."""
+        """``(left, right)`` frames of context added to every frame.
+
+        Example:
+            >>> _example().context
+            (1, 1)
+        """
         return self._left, self._right
 
     @property
     def file_dim(self) -> int:
-        """Values per frame in the archives."""
+        """Values per frame in the archives.
+
+        Example:
+            >>> _example().file_dim
+            2
+        """
         return self._reference[2]
 
     @property
     def keeps_chunks(self) -> bool:
+        """Whether loaded chunks stay in memory (``keep_data_in_memory``).
+
+        Example:
+            >>> _example().keeps_chunks
+            False
+        """
         return self._keep
 
     @property
     def splits_into_frames(self) -> bool:
+        """True: in frame mode every frame becomes a sequence (context stays per utterance).
+
+        Example:
+            >>> _example().splits_into_frames
+            True
+        """
         return True
 
     def table(self) -> SequenceTable:
+        """Every usable utterance's key and frame count, in SCP order, and the chunks.
+
+        Example:
+            >>> t = _example().table()
+            >>> t.lengths.tolist(), t.num_chunks
+            ([3, 2], 1)
+        """
         return SequenceTable(self._rows.keys, self._count.astype(np.int32), self._chunk_starts)
 
     def key_name(self, sequence: int) -> str:
-        """The logical name (key) of utterance ``sequence``."""
+        """The logical name (key) of utterance ``sequence``.
+
+        Example:
+            >>> _example().key_name(1)
+            'u2'
+        """
         return self._rows.key_text[sequence]
 
     def describe_sequence(self, sequence: int) -> str:
+        """The utterance's name and its SCP line, for messages.
+
+        Example:
+            >>> _example().describe_sequence(0).split(" (")[0]
+            "utterance 'u1'"
+        """
         return f"utterance {self.key_name(sequence)!r} ({self._rows.where(sequence)})"
 
     def fingerprint(self) -> dict[str, Any]:
+        """What a checkpoint must match: the SCP contents, counts, archive sizes and options.
+
+        Example:
+            >>> fp = _example().fingerprint()
+            >>> fp["utterances"], fp["frames"], fp["context"]
+            (2, 5, [1, 1])
+        """
         digest = hashlib.blake2b(digest_size=8)
         for data in self._rows.data:
             digest.update(data)
@@ -330,10 +298,27 @@ class HTKFeatureDeserializer(Deserializer):
                 "precision": np.dtype(self._dtype).name, "chunk_frames": self._chunk_frames}
 
     def join(self, primary: Deserializer, links: np.ndarray) -> np.ndarray:
+        """Which of ``primary``'s sequences to keep: ``links[i]`` is the utterance here with
+        primary sequence ``i``'s key (-1: none); missing utterances and other frame counts are
+        errors charged to the budget (skipped within it).
+
+        Example:
+            >>> f = _example()
+            >>> f.join(f, np.array([0, 1])).tolist()
+            [True, True]
+        """
         return check_join(primary, links, self._count, self._diag, f"features in {self.name}",
                           self._rows.where, self.key_name)
 
     def load_chunk(self, chunk_id: int) -> ChunkData:
+        """The base frames of chunk ``chunk_id`` (the context window is added when
+        minibatches are gathered).
+
+        Example:
+            >>> frames = _example().load_chunk(0).streams[0]
+            >>> frames.values.tolist()[:2], frames.sequence_offsets.tolist()
+            ([[0.0, 1.0], [2.0, 3.0]], [0, 3, 5])
+        """
         if not 0 <= chunk_id < len(self._chunk_starts) - 1:
             raise IndexError(f"chunk_id should be in [0, {len(self._chunk_starts) - 1}), but got "
                              f"chunk_id={chunk_id}")
@@ -377,3 +362,17 @@ class HTKFeatureDeserializer(Deserializer):
             raise OSError(int(failure["errno"]), f"{where}: reading failed "
                           f"({os.strerror(int(failure['errno']))})")
         raise FormatError(f"{where}: the range lies outside the file (please report this)")
+
+
+def _example() -> HTKFeatureDeserializer:
+    """Two utterances (3 and 2 frames of 2 values, 0..9) with one frame of context each side."""
+    import pathlib
+    import tempfile
+
+    from .htkfile import write_htk
+
+    d = pathlib.Path(tempfile.mkdtemp())
+    write_htk(d / "a.htk", np.arange(10, dtype=np.float32).reshape(5, 2))
+    (d / "a.scp").write_text("u1.mfc=a.htk[0,2]\nu2.mfc=a.htk[3,4]\n")
+    return HTKFeatureDeserializer({"x": StreamDef(scp=str(d / "a.scp"), shape=2, context=(1, 1))},
+                                  base_dir=d)

@@ -99,19 +99,10 @@ def write_htk(path: str | os.PathLike, frames: np.ndarray, *, period: int = 1000
     code = kind_code(kind) if isinstance(kind, str) else int(kind)
     order = ">" if big_endian else "<"
     n, dim = frames.shape
-    body = b""
     if code & reference.COMPRESSED:
-        lo, hi = frames.min(axis=0), frames.max(axis=0)
-        span = np.where(hi > lo, hi - lo, 1).astype(np.float32)
-        a = np.where(hi > lo, np.float32(2 * 32767) / span, 1).astype(np.float32)
-        b = np.where(hi > lo, (hi + lo) * np.float32(32767) / span, hi).astype(np.float32)
-        shorts = np.round(frames * a - b).clip(-32767, 32767).astype(order + "i2")
-        vectors = np.concatenate([a, b]).astype(order + "f4")
-        body = vectors.tobytes() + shorts.tobytes()
-        header_frames, sample_size = n + 4, 2 * dim
+        body, header_frames, sample_size = _compressed(frames, order), n + 4, 2 * dim
     else:
-        body = frames.astype(order + "f4").tobytes()
-        header_frames, sample_size = n, 4 * dim
+        body, header_frames, sample_size = frames.astype(order + "f4").tobytes(), n, 4 * dim
     header = np.array([(header_frames, period, sample_size, code)],
                       dtype=[("n", order + "i4"), ("p", order + "i4"), ("s", order + "u2"),
                              ("k", order + "u2")]).tobytes()
@@ -120,6 +111,17 @@ def write_htk(path: str | os.PathLike, frames: np.ndarray, *, period: int = 1000
     if code & reference.HAS_CRC:
         body += np.array([reference.crc(body, big_endian)], dtype=order + "u2").tobytes()
     Path(path).write_bytes(header + body)
+
+
+def _compressed(frames: np.ndarray, order: str) -> bytes:
+    """HTK's ``_C`` body: the A and B vectors, then ``round(x * A - B)`` as int16 per value
+    (a constant column gets A = 1, B = its value)."""
+    lo, hi = frames.min(axis=0), frames.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1).astype(np.float32)
+    a = np.where(hi > lo, np.float32(2 * 32767) / span, 1).astype(np.float32)
+    b = np.where(hi > lo, (hi + lo) * np.float32(32767) / span, hi).astype(np.float32)
+    shorts = np.round(frames * a - b).clip(-32767, 32767).astype(order + "i2")
+    return np.concatenate([a, b]).astype(order + "f4").tobytes() + shorts.tobytes()
 
 
 def read_htk(path: str | os.PathLike, *, precision: str = "float",

@@ -27,7 +27,7 @@ from ...streams import StreamDef, StreamInformation
 from .backend import IMPLEMENTATIONS, backend
 from .chunking import DEFAULT_CHUNK_FRAMES, check_join, chunk_starts_by_frames
 from .diagnostics import Diagnostics, HTKStats, excerpt
-from .features import precision_of, single_stream
+from .options import precision_of, single_stream
 
 _WHAT = {
     2: "expected a quoted name like \"utterance.lab\"",
@@ -194,34 +194,82 @@ class HTKMLFDeserializer(Deserializer):
 
     @property
     def name(self) -> str:
+        """The first MLF file's name (for messages).
+
+        Example:
+            >>> _example().name
+            'a.mlf'
+        """
         return os.path.basename(self._mlf[0])
 
     @property
     def streams(self) -> list[StreamInformation]:
+        """The one stream: sparse one-hot labels of ``label_dim`` classes.
+
+        Example:
+            >>> info = _example().streams[0]
+            >>> info.name, info.dim, info.is_sparse
+            ('y', 2, True)
+        """
         return [StreamInformation(self._name, 0, self._label_dim, True, np.dtype(self._dtype),
                                   bool(self._sd.defines_mb_size))]
 
     @property
     def stats(self) -> HTKStats:
-        """What was skipped and why (counts)."""
+        """What was skipped and why (counts).
+
+        Example:
+            >>> _example().stats.errors
+            0
+        """
         return self._diag.stats
 
     @property
     def splits_into_frames(self) -> bool:
+        """True: in frame mode every labelled frame becomes a sequence.
+
+        Example:
+            >>> _example().splits_into_frames
+            True
+        """
         return True
 
     def table(self) -> SequenceTable:
+        """Every valid entry's key and frame count, in MLF order, and the chunks.
+
+        Example:
+            >>> _example().table().lengths.tolist()
+            [3, 2]
+        """
         return SequenceTable(self._e.keys[self._e.keep], self._lengths, self._chunk_starts)
 
     def key_name(self, sequence: int) -> str:
-        """The name (key) of entry ``sequence``."""
+        """The name (key) of entry ``sequence`` (``*/`` and the extension removed).
+
+        Example:
+            >>> _example().key_name(0)
+            'u1'
+        """
         return self._e.names[int(self._e.keep[sequence])]
 
     def describe_sequence(self, sequence: int) -> str:
+        """The entry's name and where it starts in its MLF, for messages.
+
+        Example:
+            >>> _example().describe_sequence(1).split(" (")[0]
+            "label entry 'u2'"
+        """
         where = self._e.where(int(self._e.keep[sequence]))
         return f"label entry {self.key_name(sequence)!r} ({where})"
 
     def fingerprint(self) -> dict[str, Any]:
+        """What a checkpoint must match: the MLF contents, counts and options.
+
+        Example:
+            >>> fp = _example().fingerprint()
+            >>> fp["entries"], fp["frames"], fp["label_dim"]
+            (2, 5, 2)
+        """
         digest = hashlib.blake2b(digest_size=8)
         for data in self._e.data:
             digest.update(data)
@@ -231,6 +279,16 @@ class HTKMLFDeserializer(Deserializer):
                 "precision": np.dtype(self._dtype).name, "chunk_frames": self._chunk_frames}
 
     def join(self, primary: Deserializer, links: np.ndarray) -> np.ndarray:
+        """Which of ``primary``'s utterances to keep: ``links[i]`` is the entry here with
+        utterance ``i``'s key (-1: none); an utterance without labels, or whose labels cover
+        another number of frames, is an error charged to the budget (skipped within it).
+
+        Example:
+            >>> from .features import _example as features
+            >>> m = _example(max_errors=1, trace_level=0)
+            >>> m.join(features(), np.array([0, -1])).tolist(), m.stats.skipped_utterances
+            ([True, False], 1)
+        """
         where = lambda j: self._e.where(int(self._e.keep[j]))  # noqa: E731
         keep = check_join(primary, links, self._lengths, self._diag,
                           f"labels in {', '.join(self._mlf)}", where, self.key_name)
@@ -241,6 +299,13 @@ class HTKMLFDeserializer(Deserializer):
         return keep
 
     def load_chunk(self, chunk_id: int) -> ChunkData:
+        """The labels of chunk ``chunk_id``: one sparse sample (class id, value 1) per frame.
+
+        Example:
+            >>> labels = _example().load_chunk(0).streams[0]
+            >>> labels.indices.tolist(), labels.sequence_offsets.tolist()
+            ([0, 0, 1, 1, 0], [0, 3, 5])
+        """
         if not 0 <= chunk_id < len(self._chunk_starts) - 1:
             raise IndexError(f"chunk_id should be in [0, {len(self._chunk_starts) - 1}), but got "
                              f"chunk_id={chunk_id}")
@@ -257,3 +322,16 @@ class HTKMLFDeserializer(Deserializer):
         np.cumsum(self._lengths[lo:hi], out=offsets[1:])
         indptr = np.arange(len(classes) + 1, dtype=np.int64)
         return ChunkData((StreamChunk.sparse(values, classes.astype(np.int32), indptr, offsets),))
+
+
+def _example(**options: Any) -> HTKMLFDeserializer:
+    """Labels of two utterances: u1 = sil sil ah, u2 = ah sil (state list sil, ah)."""
+    import pathlib
+    import tempfile
+
+    d = pathlib.Path(tempfile.mkdtemp())
+    (d / "s.list").write_text("sil\nah\n")
+    (d / "a.mlf").write_text('#!MLF!#\n"u1.lab"\n0 200000 sil\n200000 300000 ah\n.\n'
+                             '"u2.lab"\n0 100000 ah\n100000 200000 sil\n.\n')
+    return HTKMLFDeserializer(str(d / "s.list"), {"y": StreamDef(mlf=str(d / "a.mlf"), shape=2)},
+                              **options)

@@ -37,7 +37,12 @@ from ...errors import ConfigError
 
 
 def per_epoch(values: Sequence[int], epoch: int) -> int:
-    """Value ``epoch`` of a per-epoch array; later epochs repeat the last value (as CNTK)."""
+    """Value ``epoch`` of a per-epoch array; later epochs repeat the last value (as CNTK).
+
+    Example:
+        >>> per_epoch([3], 7)
+        3
+    """
     return int(values[min(epoch, len(values) - 1)])
 
 
@@ -49,6 +54,15 @@ class UtterancePacker(SequencePacker):
         self.count = count
 
     def read(self, size: int, local_timeline: bool) -> tuple[Minibatch | None, bool]:
+        """The next ``count`` utterances (this worker's share), whatever ``size`` is, and
+        whether the epoch ended.
+
+        Example:
+            >>> source = _example_legacy(truncated_by_minibatch=False)  # 2 utterances per batch
+            >>> source.start_epoch(0, 6)
+            >>> source.next_minibatch(1)["x"].num_sequences   # size 1 is ignored
+            2
+        """
         cfg = self.reader.enumerator.config
         local = self.count // cfg.num_workers + (1 if cfg.worker_rank < self.count % cfg.num_workers
                                                  else 0)
@@ -181,7 +195,7 @@ class LegacyHTKSource(MinibatchSource):
                                       partition_index)
 
 
-def _example_legacy() -> LegacyHTKSource:
+def _example_legacy(truncated_by_minibatch: bool = True) -> LegacyHTKSource:
     """Three 2-frame utterances (values 0..5), read as legacy truncated BPTT with 2 streams."""
     import pathlib
     import tempfile
@@ -197,5 +211,5 @@ def _example_legacy() -> LegacyHTKSource:
     (d / "a.scp").write_text("u0=a.htk[0,1]\nu1=a.htk[2,3]\nu2=a.htk[4,5]\n")
     features = HTKFeatureDeserializer({"x": StreamDef(scp=str(d / "a.scp"), shape=1)},
                                       base_dir=d, trace_level=0)
-    return LegacyHTKSource(features, utterances_per_minibatch=[2], truncated_by_minibatch=True,
-                           randomize=False, local_timeline=False)
+    return LegacyHTKSource(features, utterances_per_minibatch=[2], randomize=False,
+                           truncated_by_minibatch=truncated_by_minibatch, local_timeline=False)

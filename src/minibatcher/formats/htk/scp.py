@@ -75,11 +75,21 @@ class ScpRows:
         return list(self.key_text)
 
     def where(self, i: int) -> str:
-        """``file.scp:line``."""
+        """``file.scp:line`` of row ``i``.
+
+        Example:
+            >>> _example_rows().where(1).endswith("a.scp:2")
+            True
+        """
         return f"{self.files[int(self.file_of[i])]}:{int(self.lines[i])}"
 
     def line(self, i: int) -> str:
-        """The text of row ``i``'s line."""
+        """The text of row ``i``'s line.
+
+        Example:
+            >>> _example_rows().line(1)
+            'u2.mfc=x.htk[5,7]'
+        """
         return excerpt(self.data[int(self.file_of[i])], int(self.offsets[i]))
 
     def select(self, keep: np.ndarray) -> "ScpRows":
@@ -181,3 +191,12 @@ def _first_occurrences(rows: ScpRows, diag: Diagnostics) -> np.ndarray:
         else:
             first[key] = i
     return keep
+
+
+def _example_rows() -> ScpRows:
+    """Two rows of one SCP file (the examples)."""
+    import tempfile
+
+    d = Path(tempfile.mkdtemp())
+    (d / "a.scp").write_text("u1.mfc=x.htk[0,4]\nu2.mfc=x.htk[5,7]\n")
+    return load_scp([d / "a.scp"], Diagnostics("a.scp", 0, 0), base_dir=d)

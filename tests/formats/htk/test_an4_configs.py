@@ -138,6 +138,8 @@ def test_sequence_mode(config, data_dir):
             utts = list(dict.fromkeys(t.utt[frames].tolist()))
             assert frames.tolist() == [f for u in utts for f in range(t.starts[u], t.ends[u] + 1)]
             assert mb["features"].lengths.tolist() == t.lengths[utts].tolist()
+            # Loop14 sets precision = "double" (CNTK's double-precision reader test)
+            assert mb["features"].values.dtype == (np.float64 if "14" in config else np.float32)
             got.append(utts)
         assert got == want
 

@@ -10,6 +10,8 @@ CTF data is parsed and kept (keep_data_in_memory=True, persistent workers)
 during an untimed first pass; timed passes (at least 1 s, 3 s without
 --quick) read it again. The loop touches
 every batch (its row count and one value), as a training step would hand it on.
+Workers hand minibatches over through MinibatchDataset's shared-memory ring
+(the default); a diagnostic row shows the usual per-tensor transfer.
 
     python benchmarks/torch_loader.py              # ~100 MB
     python benchmarks/torch_loader.py --quick      # ~20 MB, well under a minute
@@ -63,7 +65,8 @@ def prepare_ours(spec: dict[str, Any]) -> Callable[[], dict]:
     from minibatcher.torch import MinibatchDataset
 
     workers = spec["workers"]
-    dataset = MinibatchDataset(functools.partial(make_source, spec["path"]), MB_SIZE)
+    dataset = MinibatchDataset(functools.partial(make_source, spec["path"]), MB_SIZE,
+                               worker_ring=spec.get("ring", 8))
     if spec.get("stateful"):
         from torchdata.stateful_dataloader import StatefulDataLoader as Loader
     else:
@@ -148,6 +151,8 @@ def specs_for(path: str, min_seconds: float) -> dict[str, dict]:
         "ours, DataLoader, 0 workers": {**ours, "workers": 0},
         "ours, DataLoader, 1 worker": {**ours, "workers": 1},
         "ours, DataLoader, 2 workers": {**ours, "workers": 2},
+        "diagnostic: ours, 1 worker, worker_ring=0 (usual transfer)": {**ours, "workers": 1,
+                                                                       "ring": 0},
         "TensorDataset, per-sample collate, 0 workers": {**tensor, "workers": 0, "batched": False},
         "TensorDataset, per-sample collate, 1 worker": {**tensor, "workers": 1, "batched": False},
         "TensorDataset, batched indexing, 0 workers": {**tensor, "workers": 0, "batched": True},

@@ -30,6 +30,8 @@ using mb::bindings::Vec1;
 
 namespace {
 
+using OutBytes = nb::ndarray<uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
 // One stream of one chunk: sequence offsets, values, and for sparse streams
 // the CSR index arrays. The handles keep the arrays alive.
 struct StreamArrays {
@@ -73,8 +75,13 @@ class ChunkRegistry {
 
   // (values or None, lengths, first row): None when the sequences are one
   // contiguous run of one chunk (the caller slices rows [first, first + sum)).
+  // (values, lengths, first row, bytes written to `out`) of the picked sequences of a
+  // dense stream: values is None when they are one contiguous run of one chunk (rows
+  // first.. of it), or when they were gathered into `out` (a caller's buffer, used
+  // when they fit); else a new array.
   nb::tuple gather_dense(size_t stream, size_t row_bytes, Vec1<int64_t> chunks,
-                         Vec1<int32_t> source, Vec1<int64_t> within) const {
+                         Vec1<int32_t> source, Vec1<int64_t> within,
+                         std::optional<OutBytes> out) const {
     check(row_bytes > 0, "row_bytes should be positive");
     const auto picked = pick(stream, chunks);
     std::vector<mb::engine::DenseSource> sources;
@@ -89,17 +96,28 @@ class ChunkRegistry {
       int64_t rows = 0;
       for (int64_t n : r.length) rows += n;
       check(first >= 0 && rows <= sources[0].rows - first, "a gathered range lies outside its chunk");
-      return nb::make_tuple(nb::none(), numpy_of(std::move(r.length)), first);
+      return nb::make_tuple(nb::none(), numpy_of(std::move(r.length)), first, 0);
     }
-    mb::Buffer<uint8_t> out;
+    if (out.has_value()) {
+      size_t written = 0;
+      bool ok;
+      {
+        nb::gil_scoped_release release;
+        ok = mb::engine::gather_dense_into(sources.data(), sources.size(), row_bytes,
+                                           pieces(r, source), out->data(), out->shape(0),
+                                           &written);
+      }
+      if (ok) return nb::make_tuple(nb::none(), numpy_of(std::move(r.length)), first, written);
+    }  // out of range (raised below) or too small for the rows: a new array
+    mb::Buffer<uint8_t> values;
     bool ok;
     {
       nb::gil_scoped_release release;
       ok = mb::engine::gather_dense(sources.data(), sources.size(), row_bytes, pieces(r, source),
-                                    &out);
+                                    &values);
     }
     check(ok, "a gathered range lies outside its chunk");
-    return nb::make_tuple(numpy_of(std::move(out)), numpy_of(std::move(r.length)), first);
+    return nb::make_tuple(numpy_of(std::move(values)), numpy_of(std::move(r.length)), first, 0);
   }
 
   // (values, indices, indptr, lengths) of the picked sequences of a sparse stream.
@@ -195,7 +213,7 @@ void bind_chunk_registry(nb::module_& m) {
       .def("__contains__", &ChunkRegistry::contains, "chunk"_a)
       .def("__len__", &ChunkRegistry::size)
       .def("gather_dense", &ChunkRegistry::gather_dense, "stream"_a, "row_bytes"_a, "chunks"_a,
-           "source"_a, "within"_a)
+           "source"_a, "within"_a, "out"_a = nb::none())
       .def("gather_csr", &ChunkRegistry::gather_csr, "stream"_a, "value_bytes"_a, "index_bytes"_a,
            "chunks"_a, "source"_a, "within"_a);
 }

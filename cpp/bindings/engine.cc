@@ -148,6 +148,24 @@ nb::tuple first_fit(Vec1<int64_t> lengths) {
   return nb::make_tuple(count, width, numpy_of(std::move(rows)), numpy_of(std::move(starts)));
 }
 
+// Slot flags of a shared-memory ring (adapters/shm_ring.py): one process
+// stores with release semantics after it is done with a slot, another loads
+// with acquire semantics before it writes the slot again.
+using SharedFlags = nb::ndarray<int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+int64_t* flag_at(SharedFlags& flags, int64_t index) {
+  check(index >= 0 && size_t(index) < flags.shape(0), "flag index out of range");
+  return flags.data() + index;
+}
+
+int64_t atomic_load(SharedFlags flags, int64_t index) {
+  return __atomic_load_n(flag_at(flags, index), __ATOMIC_ACQUIRE);
+}
+
+void atomic_store(SharedFlags flags, int64_t index, int64_t value) {
+  __atomic_store_n(flag_at(flags, index), value, __ATOMIC_RELEASE);
+}
+
 }  // namespace
 
 void bind_chunk_registry(nb::module_& m);  // chunk_registry.cc
@@ -160,5 +178,7 @@ void bind_engine(nb::module_& m) {
   m.def("engine_chunk_uses", &chunk_uses, "sequences"_a, "source_chunk"_a.none(), "counter_base"_a,
         "workers"_a, "rank"_a, "chunk_starts"_a);
   m.def("engine_first_fit", &first_fit, "lengths"_a);
+  m.def("atomic_load_i64", &atomic_load, "flags"_a, "index"_a);
+  m.def("atomic_store_i64", &atomic_store, "flags"_a, "index"_a, "value"_a);
   bind_chunk_registry(m);
 }

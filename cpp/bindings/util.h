@@ -51,6 +51,9 @@ using Vec1 = nanobind::ndarray<const T, nanobind::ndim<1>, nanobind::c_contig,
 using AnyArray = nanobind::ndarray<nanobind::ro, nanobind::c_contig, nanobind::device::cpu>;
 
 // Raises ValueError(message) unless ok.
+inline void check(bool ok, const char* message) {
+  if (!ok) throw nanobind::value_error(message);
+}
 inline void check(bool ok, const std::string& message) {
   if (!ok) throw nanobind::value_error(message.c_str());
 }

@@ -54,15 +54,10 @@ bool csr_rows_valid(const CsrSource& s, int64_t start, int64_t length) {
 
 }  // namespace
 
-bool gather_dense(const DenseSource* sources, size_t source_count, size_t row_bytes,
-                  const Pieces& pieces, Buffer<uint8_t>* out) {
-  uint64_t rows = 0;
-  for (size_t i = 0; i < pieces.count; ++i) {
-    if (!in_range(sources, source_count, pieces, i)) return false;
-    rows += uint64_t(pieces.length[i]);
-  }
-  out->resize(size_t(rows) * row_bytes);
-  uint8_t* dst = out->data();
+namespace {
+
+// Rows of every piece, in order, to dst (the caller checked every range and the room).
+void copy_rows(const DenseSource* sources, size_t row_bytes, const Pieces& pieces, uint8_t* dst) {
   for (size_t i = 0; i < pieces.count; ++i) {
     if (i + kPrefetchAhead < pieces.count) {
       const size_t j = i + kPrefetchAhead;
@@ -74,6 +69,37 @@ bool gather_dense(const DenseSource* sources, size_t source_count, size_t row_by
     std::memcpy(dst, sources[pieces.source[i]].data + size_t(pieces.start[i]) * row_bytes, bytes);
     dst += bytes;
   }
+}
+
+// Rows of all pieces, or -1 when a range lies outside its source.
+int64_t checked_rows(const DenseSource* sources, size_t source_count, const Pieces& pieces) {
+  uint64_t rows = 0;
+  for (size_t i = 0; i < pieces.count; ++i) {
+    if (!in_range(sources, source_count, pieces, i)) return -1;
+    rows += uint64_t(pieces.length[i]);
+  }
+  return int64_t(rows);
+}
+
+}  // namespace
+
+bool gather_dense(const DenseSource* sources, size_t source_count, size_t row_bytes,
+                  const Pieces& pieces, Buffer<uint8_t>* out) {
+  const int64_t rows = checked_rows(sources, source_count, pieces);
+  if (rows < 0) return false;
+  out->resize(size_t(rows) * row_bytes);
+  copy_rows(sources, row_bytes, pieces, out->data());
+  return true;
+}
+
+bool gather_dense_into(const DenseSource* sources, size_t source_count, size_t row_bytes,
+                       const Pieces& pieces, uint8_t* dst, size_t capacity, size_t* written) {
+  const int64_t rows = checked_rows(sources, source_count, pieces);
+  *written = 0;
+  if (rows < 0) return false;
+  *written = size_t(rows) * row_bytes;
+  if (*written > capacity) return false;
+  copy_rows(sources, row_bytes, pieces, dst);
   return true;
 }
 

@@ -37,6 +37,12 @@ struct Pieces {
 bool gather_dense(const DenseSource* sources, size_t source_count, size_t row_bytes,
                   const Pieces& pieces, Buffer<uint8_t>* out);
 
+// The same into `dst`, which holds `capacity` bytes; `*written` is set to the
+// bytes the rows take. Returns false, writing nothing, when a range lies
+// outside its source or the rows do not fit (then `*written` is what they need).
+bool gather_dense_into(const DenseSource* sources, size_t source_count, size_t row_bytes,
+                       const Pieces& pieces, uint8_t* dst, size_t capacity, size_t* written);
+
 struct CsrOutput {
   Buffer<uint8_t> values;
   Buffer<uint8_t> indices;

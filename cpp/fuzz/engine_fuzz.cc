@@ -147,6 +147,18 @@ void fuzz_gather(Reader& in) {
     }
     CHECK(at == out.size());
   }
+  // The same into a caller's buffer of a fuzzed size: the same bytes when they fit,
+  // nothing written past the capacity either way.
+  std::vector<uint8_t> into(size_t(in.small(40)) + 8, 0xA5);
+  const size_t capacity = into.size() - 8;
+  size_t written = 0;
+  const bool fits = mb::engine::gather_dense_into(dense.data(), source_count, 2, pieces,
+                                                  into.data(), capacity, &written);
+  for (size_t i = capacity; i < into.size(); ++i) CHECK(into[i] == 0xA5);
+  if (fits) {
+    CHECK(written == out.size() && written <= capacity);
+    CHECK(written == 0 || std::memcmp(into.data(), out.data(), written) == 0);
+  }
   mb::engine::CsrOutput csr_out;
   if (mb::engine::gather_csr(csr.data(), source_count, 1, 1, pieces, &csr_out)) {
     CHECK(csr_out.indptr.back() == int64_t(csr_out.values.size()));

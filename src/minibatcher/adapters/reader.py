@@ -122,6 +122,11 @@ class SourceReader:
         """The source's fingerprint without the split (the adapter sets it)."""
         return self._fingerprint
 
+    def set_output_arena(self, arena: Any) -> None:
+        """Lends the source memory for dense minibatch values (optional for a
+        ``PartitionedReader``; see ``MinibatchSource.set_output_arena``)."""
+        self.source.set_output_arena(arena)
+
     def close(self) -> None:
         """Closes the source."""
         self.source.close()

@@ -32,6 +32,7 @@ from ..errors import ConfigError
 from ..log import logger
 from .position import Layout
 from .rank_reader import RankReader
+from .shm_ring import WorkerRing
 from .torch import batch_to_tensors
 
 __all__ = ["MinibatchDataset", "distributed_rank"]
@@ -83,6 +84,10 @@ class MinibatchDataset(IterableDataset):
         padded: streams as ``(data[sequences, max_len, dim], mask)`` pairs
             instead of packed ``(samples, dim)`` values (sparse: CSR tensors).
         rank, world_size: override the ``torch.distributed`` process group.
+        worker_ring: DataLoader workers hand dense tensors to the main process
+            through a shared-memory ring of this many slots (tensors over the
+            slot, no per-minibatch segment; docs/design/worker-ring.md); 0 sends
+            them the usual way. The data is the same either way.
 
     An epoch is one sweep of the data, randomized with ``randomization_seed +
     epoch``; call :meth:`set_epoch` before each epoch (as with
@@ -97,13 +102,18 @@ class MinibatchDataset(IterableDataset):
 
     def __init__(self, make_source: Callable[[], Any], minibatch_size_in_samples: int, *,
                  equal_batches: bool = True, padded: bool = False, rank: int | None = None,
-                 world_size: int | None = None) -> None:
+                 world_size: int | None = None, worker_ring: int = 8) -> None:
         size = minibatch_size_in_samples
         if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
             raise ConfigError("minibatch_size_in_samples should be a positive int, but got "
                               f"minibatch_size_in_samples={size!r}")
         r, w = distributed_rank(rank, world_size)
+        if isinstance(worker_ring, bool) or not isinstance(worker_ring, int) or worker_ring < 0:
+            raise ConfigError("worker_ring should be a slot count >= 0 (0: no ring), but got "
+                              f"worker_ring={worker_ring!r}")
         self.padded = bool(padded)
+        self.worker_ring = worker_ring
+        self._ring: WorkerRing | None = None
         self._rank_reader = RankReader(make_source, Layout(w, r, size, bool(equal_batches)))
         # Where the next iteration starts, set in the main process and read by every worker,
         # persistent ones included: [generation, epoch, origin, anchor] in shared memory.
@@ -161,8 +171,18 @@ class MinibatchDataset(IterableDataset):
             self._seen = generation
         info = get_worker_info()
         workers, worker = (info.num_workers, info.id) if info is not None else (1, 0)
+        ring = self._worker_ring() if info is not None else None
+        if ring is not None:  # the reader gathers straight into the ring's slots
+            getattr(self._rank_reader.reader(), "set_output_arena", lambda arena: None)(ring)
         for minibatch in self._rank_reader.minibatches(workers, worker):
-            yield batch_to_tensors(minibatch, self.padded)
+            batch = batch_to_tensors(minibatch, self.padded)
+            yield ring.pack(batch) if ring is not None else batch
+
+    def _worker_ring(self) -> WorkerRing | None:
+        """This DataLoader worker's ring (made at its first iteration), or None."""
+        if self._ring is None and self.worker_ring:
+            self._ring = WorkerRing(self.worker_ring)
+        return self._ring
 
     def close(self) -> None:
         """Closes this process's reader."""

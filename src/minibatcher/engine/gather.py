@@ -19,7 +19,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
 
@@ -29,13 +29,30 @@ from ..streams import StreamInformation
 from .layout import CSRMatrix
 
 
+class OutputArena(Protocol):
+    """Memory a caller lends for dense minibatch values (the DataLoader worker
+    ring of :mod:`minibatcher.adapters.shm_ring`): ``take()`` returns its free
+    bytes (a writable uint8 array, or None), ``used(n)`` marks ``n`` of them used.
+
+    Example:
+        >>> OutputArena.__name__
+        'OutputArena'
+    """
+
+    def take(self) -> np.ndarray | None: ...
+
+    def used(self, nbytes: int) -> None: ...
+
+
 def gather_sequences(registry: "_native.ChunkRegistry", k: int, first: StreamChunk,
                      ids: np.ndarray, source: np.ndarray, within: np.ndarray,
-                     info: StreamInformation) -> tuple[np.ndarray | CSRMatrix, np.ndarray]:
+                     info: StreamInformation,
+                     arena: "OutputArena | None" = None) -> tuple[np.ndarray | CSRMatrix, np.ndarray]:
     """``(values, lengths)`` of stream ``k``: sequence ``within[i]`` of chunk
     ``ids[source[i]]`` for every i, in order, in one native call on the chunks
     registered in ``registry`` (``first`` is stream ``k`` of chunk ``ids[0]``).
-    Dense values are a view when the sequences are one contiguous run of one chunk.
+    Dense values are a view when the sequences are one contiguous run of one chunk;
+    else they are gathered into ``arena``'s free bytes when given and room is left.
 
     Example:
         >>> c = StreamChunk.dense(np.arange(6.).reshape(3, 2), [0, 2, 3])
@@ -55,7 +72,12 @@ def gather_sequences(registry: "_native.ChunkRegistry", k: int, first: StreamChu
         matrix = CSRMatrix(values.view(info.dtype), indices.view(index_dtype), indptr,
                            (len(indptr) - 1, info.dim))
         return matrix, lengths
-    raw, lengths, start = registry.gather_dense(k, info.dim * itemsize, ids, source, within)
+    out = arena.take() if arena is not None else None
+    raw, lengths, start, written = registry.gather_dense(k, info.dim * itemsize, ids, source,
+                                                         within, out)
+    if written:  # gathered into the arena
+        arena.used(written)
+        return out[:written].view(info.dtype).reshape(-1, info.dim), lengths
     if raw is None:  # one contiguous run of one chunk
         return first.values[start:start + int(lengths.sum())], lengths
     return raw.view(info.dtype).reshape(-1, info.dim), lengths

@@ -29,7 +29,7 @@ from ..log import logger
 from ..streams import StreamInformation
 from .chunk_cache import ChunkCache
 from .enumerator import UNLIMITED, Enumerator, Selection
-from .gather import gather_dense, gather_sequences, gather_sparse, sample_ranges
+from .gather import OutputArena, gather_dense, gather_sequences, gather_sparse, sample_ranges
 from .layout import SequenceLayout
 from .minibatch import Minibatch, MinibatchData
 
@@ -55,6 +55,7 @@ class Reader:
     streams: list[StreamInformation]
     cache: ChunkCache
     enumerator: Enumerator
+    arena: OutputArena | None = None  # where dense whole-sequence gathers may go
 
     def __post_init__(self) -> None:
         self._chunk_starts = np.ascontiguousarray(self.table.chunk_starts, dtype=np.int64)
@@ -79,7 +80,7 @@ class Reader:
             starts, lengths = picks.ranges(k)
             return self.gather(k, picks, starts, lengths), lengths
         return gather_sequences(self.cache.registry, k, picks.chunks[0].streams[k], picks.ids,
-                                picks.source, picks.within, self.streams[k])
+                                picks.source, picks.within, self.streams[k], self.arena)
 
 
 @dataclass

@@ -28,6 +28,7 @@ from .chunk_cache import ChunkCache
 from .composite import CompositeDeserializer
 from .enumerator import MAX_EPOCH_SIZE, EpochConfig, make_enumerator
 from .frames import FrameView
+from .gather import OutputArena
 from .minibatch import Minibatch
 from .options import (FULL_DATA_SWEEP, INFINITELY_REPEAT, SourceOptions, epoch_size_of)
 from .packers import FramePacker, Reader, SequencePacker, minibatch_counts
@@ -392,6 +393,19 @@ class MinibatchSource:
                        "cross_sweep_boundaries": o.cross_sweep_boundaries}
             self._fingerprint = Fingerprint(data, options)
         return self._fingerprint
+
+    def set_output_arena(self, arena: OutputArena | None) -> None:
+        """Lends memory for the dense values of whole-sequence minibatches (frame
+        and sequence mode): each gather writes into ``arena.take()`` while room
+        is left, else into a new array. The values are then views of that
+        memory, valid until the lender reuses it. The DataLoader worker ring
+        uses it so that minibatches are gathered straight into shared memory.
+
+        Example:
+            >>> MinibatchSource.set_output_arena.__name__
+            'set_output_arena'
+        """
+        self._packer.reader.arena = arena
 
     def close(self) -> None:
         """Stops background parsing and frees loaded chunks."""

@@ -77,6 +77,14 @@ def test_dropped_batches_free_their_slots_and_the_ring_is_used(data):
                (b["x"] for b in loader(data, 1, ring=0)))
 
 
+def test_a_slot_held_for_good_does_not_stop_the_ring(data):
+    dl = loader(data, 1, ring=6, persistent_workers=True)
+    for kept in dl:  # the last minibatch of the first pass stays referenced by `kept`
+        pass
+    shared = [batch["x"].is_shared() for batch in dl]
+    assert len(shared) > 20 and not any(shared) and kept["x"].shape[1] == 2
+
+
 @pytest.mark.parametrize("padded", [False, True])
 def test_same_minibatches_with_and_without_the_ring(data, padded):
     want = reference(data, padded)

@@ -90,7 +90,7 @@ class WorkerRing:
             self._open()
         if self._cursor < 0:
             return batch
-        lease = _Lease(self, self.sent % self.slots, self.sent)
+        lease = _Lease(self, self._slot, self.sent)
         moved = {id(t): ref for t in leaves if (ref := self._place(t, lease)) is not None}
         self._cursor = -1
         if moved:
@@ -114,15 +114,17 @@ class WorkerRing:
         return RingTensor(lease, offset, tuple(t.shape), t.dtype)
 
     def _slot_start(self) -> int:
-        return self._header + (self.sent % self.slots) * self.slot_bytes
+        return self._header + self._slot * self.slot_bytes
 
     def _open(self) -> bool:
-        """Opens the next slot when the main process is done with it."""
-        slot = self.sent % self.slots
-        if self.slot_bytes == 0 or _native.atomic_load_i64(self._done, slot) != self._written[slot]:
-            return False
-        self._cursor = 0
-        return True
+        """Opens a slot the main process is done with: the next one in turn, or
+        the first free one after it (a slot held for good does not block the ring)."""
+        for i in range(self.slots if self.slot_bytes else 0):
+            slot = (self.sent + i) % self.slots
+            if _native.atomic_load_i64(self._done, slot) == self._written[slot]:
+                self._slot, self._cursor = slot, 0
+                return True
+        return False
 
     def _room(self, need: int) -> None:
         """A new ring when the slots are smaller than ``need`` bytes (and the

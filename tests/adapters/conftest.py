@@ -4,6 +4,8 @@ multithreaded process."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 MARK = "threads_in_process"
@@ -15,3 +17,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker(MARK) is not None)  # stable
+
+
+@pytest.fixture
+def quiet_loader_warnings():
+    """Silences DataLoader's worker notes and torch's sparse-CSR beta warning."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*(worker|Sparse).*")
+        yield

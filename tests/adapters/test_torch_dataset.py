@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import warnings
 from collections import Counter
 
 import pytest
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.usefixtures("quiet_loader_warnings")
 
 from torch.utils.data import DataLoader  # noqa: E402
 
@@ -24,13 +24,6 @@ SIZE = 16
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     return write_ctf(tmp_path_factory.mktemp("torch") / "d.ctf", sequences=240, sparse=True)
-
-
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*(worker|Sparse).*")
-        yield
 
 
 def rank_stream(data, rank, world, workers=0, epoch=0, equal=True, state=None, **kw):

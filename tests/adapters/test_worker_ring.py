@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import gc
 import pickle
-import warnings
 
 import pytest
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.usefixtures("quiet_loader_warnings")
 
 from torch.utils.data import DataLoader  # noqa: E402
 
@@ -26,13 +26,6 @@ SIZE = 16
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     return write_ctf(tmp_path_factory.mktemp("ring") / "d.ctf", sequences=400, sparse=True)
-
-
-@pytest.fixture(autouse=True)
-def _quiet():
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*(worker|Sparse).*")
-        yield
 
 
 def loader(data, workers, ring=8, padded=False, **kw):

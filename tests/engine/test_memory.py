@@ -36,3 +36,14 @@ def test_keep_data_in_memory_parses_every_chunk_once(write):
     assert d.load_chunk(1) is first
     source = MinibatchSource(d, max_sweeps=3)
     assert sum(mb["a"].num_samples for mb in source.minibatches(6)) == 120
+
+
+def test_the_end_of_an_epoch_releases_every_chunk_and_plans_no_further_sweep():
+    # A plan holds per-sequence arrays: in frame mode over millions of frames, planning the
+    # sweep after the last one read cost as much memory as the whole index, for nothing.
+    d = ArrayDeserializer([10] * 8)
+    source = MinibatchSource(d, randomization_window_in_chunks=2, max_sweeps=1)
+    assert sum(mb["x"].num_samples for mb in source.minibatches(7)) == 80
+    assert source._cache.loaded() == [] and sorted(source._enumerator._plans) == [0]
+    source.start_epoch(0, 40)  # reading goes on from there as before
+    assert sum(mb["x"].num_samples for mb in source.minibatches(7)) == 40 and source._cache.loaded() == []

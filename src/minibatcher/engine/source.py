@@ -477,6 +477,9 @@ class MinibatchSource:
         return schedule
 
     def _update_cache(self) -> None:
+        if self._enumerator.position >= self._enumerator.config.end:
+            self._cache.want(self._packer.pinned_chunks())  # the epoch is over: read nothing ahead
+            return
         sweep, position = self._enumerator.cursor()
         wanted = self._schedule(sweep).wanted(position, self._ahead)
         next_sweep_start = (sweep + 1) * self.sweep_size

@@ -19,6 +19,8 @@ sequential; one-record iterator >= 3x the ``tfrecord`` package.
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -146,6 +148,28 @@ def peer_tfrecord_mixed(paths: list[Path]) -> int:
     return n
 
 
+def peer_tf_child(paths: list[Path], parallel: int | None = None) -> tuple[int, float]:
+    """:func:`peer_tf` in a fresh process: TensorFlow and the tfrecord package cannot
+    share one (both register ``tensorflow.BytesList`` with protobuf). Returns
+    ``(records, seconds)`` timed in the child (TF's import not included)."""
+    spec = json.dumps({"paths": [str(p) for p in paths], "parallel": parallel})
+    out = subprocess.run([sys.executable, __file__, "--tf-child", spec], check=True,
+                         capture_output=True, text=True).stdout
+    n, seconds = json.loads(out.strip().splitlines()[-1])
+    return int(n), float(seconds)
+
+
+def tf_child_main(spec: str) -> int:
+    """The child of :func:`peer_tf_child`: imports TF, then times one read."""
+    import tensorflow  # noqa: F401  (imported before the clock starts)
+
+    args = json.loads(spec)
+    t0 = time.perf_counter()
+    n = peer_tf([Path(p) for p in args["paths"]], args["parallel"])
+    print(json.dumps([n, time.perf_counter() - t0]))
+    return 0
+
+
 def peer_tf(paths: list[Path], parallel: int | None = None) -> int:
     """TensorFlow's ``tf.data.TFRecordDataset``, sequential or interleaved."""
     import tensorflow as tf
@@ -156,7 +180,8 @@ def peer_tf(paths: list[Path], parallel: int | None = None) -> int:
             tf.data.TFRecordDataset, cycle_length=parallel, block_length=1)
     else:
         ds = tf.data.TFRecordDataset(files)
-    return int(ds.reduce(np.int64(0), lambda n, _: n + 1))
+    # Batched iteration is tf.data's fast path (ds.reduce ran at ~40k records/s here).
+    return sum(int(b.shape[0]) for b in ds.batch(8192))
 
 
 def decode_ours(path: Path) -> int:
@@ -258,24 +283,29 @@ def contenders(paths: list[Path], examples: Path, folder: Path
     if _importable("google.protobuf"):
         runs[PROTOBUF] = (lambda: decode_protobuf(examples), "examples")
     if _importable("tensorflow"):
-        runs[TF_SEQUENTIAL] = (lambda: peer_tf(paths), "records")
-        runs[TF_INTERLEAVED] = (lambda: peer_tf(paths, 16), "records")
+        runs[TF_SEQUENTIAL] = (lambda: peer_tf_child(paths), "records")
+        runs[TF_INTERLEAVED] = (lambda: peer_tf_child(paths, 16), "records")
     return runs
 
 
-def measure(runs: dict[str, tuple[Callable[[], int], str]], rounds: int) -> dict[str, float]:
-    """Median rate (items/s) of each contender, alternating over ``rounds``."""
+def measure(runs: dict[str, tuple[Callable[[], Any], str]], rounds: int) -> dict[str, float]:
+    """Median rate (items/s) of each contender, alternating over ``rounds`` (a
+    contender returns its item count, or ``(count, seconds)`` timed elsewhere)."""
     rates: dict[str, list[float]] = {k: [] for k in runs}
     for _ in C.rounds_of(rounds):
         for name, (fn, _) in runs.items():
             t0 = time.perf_counter()
             n = fn()
-            rates[name].append(n / (time.perf_counter() - t0))
+            n, seconds = n if isinstance(n, tuple) else (n, time.perf_counter() - t0)
+            rates[name].append(n / seconds)
     return {k: C.median(v) for k, v in rates.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
     """Generates (or reuses) the data, measures, prints the tables."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--tf-child"]:
+        return tf_child_main(argv[1])
     args = parse_args(argv)
     paths = ensure_shards(args.data_dir, args.records, args.seed)
     examples = ensure_examples(args.data_dir, args.records // 10, args.seed)

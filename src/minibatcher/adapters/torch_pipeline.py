@@ -1,0 +1,191 @@
+"""``PipelineDataset``: a ``minibatcher.tfdata`` pipeline as a PyTorch ``IterableDataset``.
+
+TFDS datasets (``tfds.builder_from_directory(...).as_dataset(...)``), TFRecord and
+text pipelines, and tensorflow/nmt's ``get_iterator`` are all ``tfdata``
+datasets: one ordered stream per epoch, with exact ``get_state()`` /
+``set_state()``. This adapter hands that stream to a training loop:
+
+* ``make_pipeline`` (a picklable zero-argument callable) builds the pipeline in
+  the process that reads: the training process (``num_workers=0``) or one
+  DataLoader worker (``num_workers=1``; parallelism lives inside the pipeline).
+* Epoch ``e`` (:meth:`set_epoch`, called before each epoch as with
+  ``DistributedSampler``) is the iteration in which every shuffle of the
+  pipeline draws its ``e``-th order, whatever the process: a worker started
+  afresh each epoch reads the same elements as one kept alive, and as
+  iterating the pipeline ``e + 1`` times in one process (shuffles inside a
+  ``repeat`` aside, which tf.data reshuffles at every repetition).
+* ``state_dict()`` / ``load_state_dict()`` (torchdata's ``StatefulDataLoader``
+  convention) restore exactly, by seeking (the pipeline's own checkpoint).
+
+Ranks: build each rank's share in ``make_pipeline`` (TFDS:
+``ReadConfig(input_context=InputContext(world_size, rank))``; nmt:
+``num_ranks=world_size, rank=rank``, which also gives every rank the same number
+of batches). Elements reach the loop through the DataLoader's usual conversion
+(NumPy arrays become tensors; tuples, named tuples and dicts keep their shape).
+
+Example:
+    >>> import functools
+    >>> from torch.utils.data import DataLoader
+    >>> from minibatcher import tfdata
+    >>> make = functools.partial(lambda: tfdata.Dataset.range(6).shuffle(6, seed=1).batch(3))
+    >>> ds = PipelineDataset(make)
+    >>> [b.tolist() for b in DataLoader(ds, batch_size=None)]
+    [[4, 5, 1], [2, 3, 0]]
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Iterator, Mapping
+
+import torch
+from torch.utils.data import IterableDataset, get_worker_info
+
+from ..errors import CheckpointError, ConfigError
+from ..tfdata.iterator import _shuffles
+
+STATE_FORMAT, STATE_VERSION = "minibatcher.torch.PipelineDataset", 1
+_STATE_BYTES = 1 << 20  # room for a pending state handed to persistent workers
+
+
+class PipelineDataset(IterableDataset):
+    """Elements of a ``tfdata`` pipeline, one epoch per iteration, exact checkpoints.
+
+    Args:
+        make_pipeline: a picklable zero-argument callable returning a
+            ``minibatcher.tfdata.Dataset`` (built once per reading process).
+
+    Example:
+        >>> ds = PipelineDataset(lambda: None)
+        >>> ds.epoch, ds.state_dict()["epoch"]
+        (0, 0)
+    """
+
+    def __init__(self, make_pipeline: Callable[[], Any]) -> None:
+        if not callable(make_pipeline):
+            raise ConfigError("make_pipeline should be a zero-argument callable returning a "
+                              f"tfdata Dataset, but got {type(make_pipeline).__name__}")
+        self.make_pipeline = make_pipeline
+        self._pipeline: Any = None
+        self._iterator: Any = None
+        self._pending: dict[str, Any] | None = None
+        self.epoch = 0
+        # What the next iteration starts from, readable by persistent workers:
+        # [generation, epoch, state length, a worker reads] and the JSON of a state to restore.
+        self._control = torch.zeros(4, dtype=torch.int64).share_memory_()
+        self._shared_state = torch.zeros(_STATE_BYTES, dtype=torch.uint8).share_memory_()
+        self._seen = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        """The next iteration reads epoch ``epoch`` from its start.
+
+        Example:
+            >>> ds = PipelineDataset(lambda: None)
+            >>> ds.set_epoch(3); ds.epoch
+            3
+        """
+        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
+            raise ConfigError(f"epoch should be a non-negative int, but got epoch={epoch!r}")
+        self.epoch, self._pending, self._iterator = epoch, None, None
+        self._announce(None)
+
+    def state_dict(self) -> dict[str, Any]:
+        """A JSON-able state: the epoch and the position after the last element
+        delivered. Exact where the pipeline is read: the training process
+        (``num_workers=0``) or, with ``StatefulDataLoader``, the worker.
+
+        Example:
+            >>> PipelineDataset(lambda: None).state_dict()["iterator"] is None
+            True
+        """
+        if get_worker_info() is None and self._iterator is None and int(self._control[3]):
+            raise ConfigError(
+                "state_dict() of the main process cannot see where a DataLoader worker is: use "
+                "torchdata's StatefulDataLoader (it asks the worker), or num_workers=0")
+        iterator = self._iterator.get_state() if self._iterator is not None else None
+        if iterator is None and self._pending is not None:
+            iterator = self._pending.get("iterator")
+        return {"format": STATE_FORMAT, "version": STATE_VERSION, "epoch": self.epoch,
+                "iterator": iterator}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """The next iteration continues exactly after ``state``'s position.
+
+        Example:
+            >>> ds = PipelineDataset(lambda: None)
+            >>> ds.load_state_dict({"format": STATE_FORMAT, "version": 1, "epoch": 2,
+            ...                     "iterator": None}); ds.epoch
+            2
+        """
+        checked = _checked(state)
+        self.epoch, self._pending, self._iterator = checked["epoch"], checked, None
+        self._announce(checked)
+
+    def __iter__(self) -> Iterator[Any]:
+        info = get_worker_info()
+        if info is not None and info.num_workers > 1:
+            raise ConfigError(
+                "PipelineDataset reads one ordered stream: num_workers should be 0 or 1, but got "
+                f"num_workers={info.num_workers}; parallelism lives inside the pipeline "
+                "(num_parallel_reads, num_parallel_calls)")
+        self._follow_main_process()
+        if info is not None:
+            self._control[3] = 1
+        self._iterator = self._start()
+        yield from self._iterator
+
+    def _start(self) -> Any:
+        """This process's iterator of the current epoch, at the pending state if any."""
+        if self._pipeline is None:
+            self._pipeline = self.make_pipeline()
+        for node in _shuffles(self._pipeline):
+            node.iterations_started = self.epoch
+        iterator = iter(self._pipeline)
+        pending, self._pending = self._pending, None
+        if pending is not None and pending["iterator"] is not None:
+            iterator.set_state(pending["iterator"])
+        return iterator
+
+    def _announce(self, state: dict[str, Any] | None) -> None:
+        """In the main process: publishes the epoch (and a state) to persistent workers."""
+        if get_worker_info() is not None:
+            return  # a worker restoring its own state (StatefulDataLoader)
+        data = json.dumps(state).encode() if state is not None else b""
+        if len(data) > _STATE_BYTES:
+            raise CheckpointError(f"a pipeline state of {len(data)} bytes is larger than the "
+                                  f"{_STATE_BYTES} bytes this adapter hands to workers")
+        if data:
+            self._shared_state[:len(data)] = torch.frombuffer(bytearray(data), dtype=torch.uint8)
+        generation = int(self._control[0]) + 1
+        self._control[1:] = torch.tensor([self.epoch, len(data), 0])
+        self._control[0] = self._seen = generation
+
+    def _follow_main_process(self) -> None:
+        """In a persistent worker: takes the epoch and state the main process set since."""
+        generation = int(self._control[0])
+        if generation == self._seen:
+            return
+        self._seen = generation
+        epoch, length = int(self._control[1]), int(self._control[2])
+        state = json.loads(bytes(self._shared_state[:length].tolist())) if length else None
+        self.epoch, self._pending, self._iterator = epoch, state, None
+
+
+def _checked(state: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(state, Mapping):
+        raise CheckpointError(f"a PipelineDataset state should be a dict, but got "
+                              f"{type(state).__name__}")
+    if state.get("format") != STATE_FORMAT or state.get("version") != STATE_VERSION:
+        raise CheckpointError(f"state should have format {STATE_FORMAT!r} version "
+                              f"{STATE_VERSION}, but got format={state.get('format')!r} "
+                              f"version={state.get('version')!r}")
+    epoch = state.get("epoch")
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
+        raise CheckpointError(f"state field 'epoch' should be a non-negative int, but got "
+                              f"{epoch!r}")
+    iterator = state.get("iterator")
+    if iterator is not None and not isinstance(iterator, Mapping):
+        raise CheckpointError(f"state field 'iterator' should be a pipeline state or None, but "
+                              f"got {type(iterator).__name__}")
+    return {"format": STATE_FORMAT, "version": STATE_VERSION, "epoch": epoch,
+            "iterator": dict(iterator) if iterator is not None else None}

@@ -105,13 +105,16 @@ class DeserializerDatasource(ray.data.Datasource):
         self._starts = np.asarray(deserializer.table().chunk_starts, dtype=np.int64)
 
     def get_name(self) -> str:
+        """Ray's name of the read (``minibatcher[<deserializer>]``)."""
         return f"minibatcher[{self._name}]"
 
     def estimate_inmemory_data_size(self) -> int | None:
+        """Unknown before parsing (Ray then sizes blocks as they come)."""
         return None
 
     def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
                        data_context: Any = None) -> list[ray.data.ReadTask]:
+        """At most ``parallelism`` tasks, each a contiguous run of chunks."""
         chunks = len(self._starts) - 1
         groups = [g.tolist() for g in np.array_split(np.arange(chunks), max(1, min(parallelism, chunks)))]
         tasks = []
@@ -198,13 +201,16 @@ class TFRecordDatasource(ray.data.Datasource):
                         "max_errors": max_errors}
 
     def get_name(self) -> str:
+        """Ray's name of the read."""
         return "minibatcher[tfrecord]"
 
     def estimate_inmemory_data_size(self) -> int | None:
+        """The files' size (records stay bytes unless features are decoded)."""
         return sum(os.path.getsize(f) for f in self.files)
 
     def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
                        data_context: Any = None) -> list[ray.data.ReadTask]:
+        """At most ``parallelism`` tasks, each a group of whole files."""
         groups = np.array_split(np.arange(len(self.files)), max(1, min(parallelism, len(self.files))))
         tasks = []
         for group in groups:

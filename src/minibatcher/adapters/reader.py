@@ -55,17 +55,23 @@ class PartitionedReader(Protocol):
         False
     """
 
-    def start_partition(self, epoch: int, num_partitions: int, partition: int) -> None: ...
+    def start_partition(self, epoch: int, num_partitions: int, partition: int) -> None:
+        """Starts epoch ``epoch`` of partition ``partition`` of ``num_partitions``."""
 
-    def next_minibatch(self, minibatch_size: int) -> Mapping[str, Any]: ...
+    def next_minibatch(self, minibatch_size: int) -> Mapping[str, Any]:
+        """The partition's next minibatch as ``{stream: data}``; empty at the epoch's end."""
 
-    def skip_minibatch(self, minibatch_size: int) -> bool: ...
+    def skip_minibatch(self, minibatch_size: int) -> bool:
+        """Moves past the next minibatch without reading it; False at the epoch's end."""
 
-    def partition_counts(self, epoch: int, minibatch_size: int, num_partitions: int) -> list[int]: ...
+    def partition_counts(self, epoch: int, minibatch_size: int, num_partitions: int) -> list[int]:
+        """Minibatches of every partition in epoch ``epoch``."""
 
-    def fingerprint(self) -> dict[str, Any]: ...
+    def fingerprint(self) -> dict[str, Any]:
+        """A small JSON-able identity of the data and options."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Frees threads and memory."""
 
 
 class SourceReader:

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -159,11 +160,24 @@ int64_t* flag_at(SharedFlags& flags, int64_t index) {
 }
 
 int64_t atomic_load(SharedFlags flags, int64_t index) {
-  return __atomic_load_n(flag_at(flags, index), __ATOMIC_ACQUIRE);
+  const int64_t* flag = flag_at(flags, index);
+#if defined(__GNUC__) || defined(__clang__)
+  return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
+#else
+  const int64_t value = *static_cast<const volatile int64_t*>(flag);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return value;
+#endif
 }
 
 void atomic_store(SharedFlags flags, int64_t index, int64_t value) {
-  __atomic_store_n(flag_at(flags, index), value, __ATOMIC_RELEASE);
+  int64_t* flag = flag_at(flags, index);
+#if defined(__GNUC__) || defined(__clang__)
+  __atomic_store_n(flag, value, __ATOMIC_RELEASE);
+#else
+  std::atomic_thread_fence(std::memory_order_release);
+  *static_cast<volatile int64_t*>(flag) = value;
+#endif
 }
 
 }  // namespace

@@ -26,7 +26,6 @@ from ..engine.enumerator import EpochConfig, make_enumerator
 from ..engine.packers import minibatch_counts
 
 if TYPE_CHECKING:
-    from ..engine.enumerator import Enumerator
     from ..engine.source import MinibatchSource
 
 
@@ -55,16 +54,6 @@ def greedy_count(lengths: np.ndarray, budget: int) -> int:
     return count
 
 
-def _owned(enumerator: "Enumerator", sweep: int, num_partitions: int, rank: int) -> np.ndarray:
-    """Which plan positions of ``sweep`` partition ``rank`` owns, by the
-    enumerator's own ownership rule (:meth:`Enumerator.owner`)."""
-    chunks, base = enumerator.owner(sweep)
-    if chunks is not None:
-        return np.asarray(chunks) % num_partitions == rank
-    positions = np.arange(enumerator.plan(sweep).num_sequences, dtype=np.int64)
-    return (base + positions) % num_partitions == rank
-
-
 def fast_partition_counts(source: "MinibatchSource", epoch: int, minibatch_size: int,
                           num_partitions: int) -> list[int] | None:
     """Minibatches of each of ``num_partitions`` partitions in epoch (sweep)
@@ -89,7 +78,7 @@ def fast_partition_counts(source: "MinibatchSource", epoch: int, minibatch_size:
         if enumerator.position >= enumerator.config.end:
             counts.append(0)  # a partition that owns no chunk
             continue
-        local = _owned(enumerator, epoch, num_partitions, rank)
+        local = enumerator.owned(epoch)
         _, budget = minibatch_counts(minibatch_size, num_partitions, rank, True)
         counts.append(greedy_count(np.asarray(plan.lengths[local], dtype=np.int64), budget))
     return counts

@@ -181,6 +181,24 @@ class Enumerator(abc.ABC):
         ``(None, counter_base)`` when ``(counter_base + p) % num_workers == worker_rank``
         (file order's round robin)."""
 
+    def owned(self, sweep: int) -> np.ndarray:
+        """Mask of the positions of ``sweep`` that are this worker's (:meth:`owner`'s rule).
+
+        Example:
+            >>> from minibatcher.engine.order import FileOrder
+            >>> t = SequenceTable(np.arange(5, dtype=np.uint64), np.ones(5, np.int64), np.array([0, 5]))
+            >>> e = FileEnumerator(t, FileOrder(), seed=0)
+            >>> e.start_epoch(EpochConfig(epoch_size=5, num_workers=2, worker_rank=1))
+            >>> e.owned(0).tolist()
+            [False, True, False, True, False]
+        """
+        chunks, base = self.owner(sweep)
+        c = self.config
+        if chunks is not None:
+            return np.asarray(chunks) % c.num_workers == c.worker_rank
+        positions = np.arange(self.plan(sweep).num_sequences, dtype=np.int64)
+        return (base + positions) % c.num_workers == c.worker_rank
+
     def _walk(self, sweep: int, start: int, global_budget: int, local_budget: int, to_end: int,
               at_least_one: bool, stop_when_full: bool) -> tuple[np.ndarray, int, int, int, bool, bool]:
         """Takes sequences of ``sweep`` from position ``start`` under the

@@ -41,3 +41,14 @@ def test_unsorted_and_duplicate_sparse_indices_are_canonicalized(write):
     tensor = src.next_minibatch(1)["y"].to_torch()
     assert tensor.to_dense().tolist() == [[2, 0, 0, 5]]
     assert tensor.col_indices().tolist() == [0, 3]
+
+
+def test_to_device_keeps_named_tuples():
+    # nmt's BatchedInput through PipelineDataset: a named tuple with None fields
+    from minibatcher.nmt.iterator_utils import BatchedInput
+    from minibatcher.torch import to_device
+
+    batch = BatchedInput(None, torch.ones(2, 3), None, None, torch.tensor([3, 3]), None)
+    moved = to_device(batch, "cpu")
+    assert type(moved) is BatchedInput and moved.source.tolist() == [[1.0] * 3] * 2
+    assert moved.initializer is None and moved.target_input is None

@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from .. import _native
+from .torch import map_leaves
 
 _ALIGN = 64
 _MAX_RING_BYTES = 256 << 20
@@ -98,7 +99,7 @@ class WorkerRing:
             self.sent += 1
         if len(moved) < len(leaves):
             self._room(need)  # the next minibatches fit (when the size limit allows)
-        return _replace(batch, moved) if moved else batch
+        return map_leaves(batch, lambda v: moved.get(id(v), v)) if moved else batch
 
     def _place(self, t: torch.Tensor, lease: "_Lease") -> "RingTensor | None":
         """``t`` as a reference into the open slot: in place when the reader
@@ -238,18 +239,6 @@ def _movable(t: Any) -> bool:
 
 
 def _leaves(batch: Any) -> list[Any]:
-    if isinstance(batch, dict):
-        return [leaf for v in batch.values() for leaf in _leaves(v)]
-    if isinstance(batch, (tuple, list)):
-        return [leaf for v in batch for leaf in _leaves(v)]
-    return [batch]
-
-
-def _replace(batch: Any, moved: dict[int, RingTensor]) -> Any:
-    if isinstance(batch, dict):
-        return {k: _replace(v, moved) for k, v in batch.items()}
-    if isinstance(batch, tuple) and hasattr(batch, "_fields"):  # a namedtuple
-        return type(batch)(*(_replace(v, moved) for v in batch))
-    if isinstance(batch, (tuple, list)):
-        return type(batch)(_replace(v, moved) for v in batch)
-    return moved.get(id(batch), batch)
+    found: list[Any] = []
+    map_leaves(batch, found.append)
+    return found

@@ -60,6 +60,25 @@ def batch_to_tensors(minibatch: Mapping[str, Any], padded: bool = False) -> dict
     return {name: _stream_tensors(data, padded) for name, data in minibatch.items()}
 
 
+def map_leaves(batch: Any, fn: Any) -> Any:
+    """``batch`` with ``fn`` applied to every leaf of its dicts, tuples (named
+    ones too) and lists, the containers rebuilt as they were.
+
+    Example:
+        >>> import collections
+        >>> Pair = collections.namedtuple("Pair", "a b")
+        >>> map_leaves({"x": Pair(1, [2, 3])}, lambda v: v * 10)
+        {'x': Pair(a=10, b=[20, 30])}
+    """
+    if isinstance(batch, Mapping):
+        return {k: map_leaves(v, fn) for k, v in batch.items()}
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(map_leaves(v, fn) for v in batch))
+    if isinstance(batch, (tuple, list)):
+        return type(batch)(map_leaves(v, fn) for v in batch)
+    return fn(batch)
+
+
 def to_device(batch: Any, device: Any, non_blocking: bool = True) -> Any:
     """Moves every tensor of a batch (dicts, tuples, lists; dense or sparse) to
     ``device``; with pinned memory (``DataLoader(pin_memory=True)``) and
@@ -71,13 +90,8 @@ def to_device(batch: Any, device: Any, non_blocking: bool = True) -> Any:
         [1.0]
     """
     torch = _torch()
-    if isinstance(batch, torch.Tensor):
-        return batch.to(device, non_blocking=non_blocking)
-    if isinstance(batch, Mapping):
-        return {k: to_device(v, device, non_blocking) for k, v in batch.items()}
-    if isinstance(batch, (tuple, list)):
-        return type(batch)(to_device(v, device, non_blocking) for v in batch)
-    return batch
+    return map_leaves(batch, lambda v: v.to(device, non_blocking=non_blocking)
+                      if isinstance(v, torch.Tensor) else v)
 
 
 def torch_minibatches(source: Any, minibatch_size: int, device: Any = None,

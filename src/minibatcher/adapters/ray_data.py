@@ -32,7 +32,7 @@ import ray.data
 from ray.data.block import BlockAccessor, BlockMetadata
 
 from ..deserializer import ChunkData, Deserializer
-from ..engine.gather import gather_dense, gather_sparse, sample_ranges
+from ..engine.gather import gather_stream, sample_ranges
 from ..engine.layout import CSRMatrix
 from ..streams import StreamInformation
 
@@ -63,8 +63,7 @@ def chunk_columns(chunk: ChunkData, infos: list[StreamInformation], first: int,
     source, within = np.zeros(n, dtype=np.int32), np.arange(n, dtype=np.int64)
     for info, stream in zip(infos, chunk.streams):
         starts, lengths = sample_ranges([stream], source, within)
-        gather = gather_sparse if info.is_sparse else gather_dense
-        values = gather([stream], source, starts, lengths, info.dim, info.dtype)
+        values = gather_stream(info, [stream], source, starts, lengths)
         cuts = np.concatenate([[0], np.cumsum(lengths)]).tolist()
         if not isinstance(values, CSRMatrix):
             columns[info.name] = _ragged([np.ascontiguousarray(values[a:b])

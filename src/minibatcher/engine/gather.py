@@ -178,3 +178,17 @@ def gather_sparse(sources: Sequence[StreamChunk], source: np.ndarray, starts: np
         np.dtype(dtype).itemsize, index_dtype.itemsize, np.asarray(source, dtype=np.int32),
         np.asarray(starts, dtype=np.int64), np.asarray(lengths, dtype=np.int64))
     return CSRMatrix(values.view(dtype), indices.view(index_dtype), indptr, (len(indptr) - 1, dim))
+
+
+def gather_stream(info: StreamInformation, sources: Sequence[StreamChunk], source: np.ndarray,
+                  starts: np.ndarray, lengths: np.ndarray) -> np.ndarray | CSRMatrix:
+    """The sample ranges of one stream, dense (context windows expanded) or CSR as ``info`` says.
+
+    Example:
+        >>> c = StreamChunk.dense(np.arange(4.).reshape(2, 2), [0, 2])
+        >>> info = StreamInformation("x", 0, 2, False, np.dtype(np.float64))
+        >>> gather_stream(info, [c], np.zeros(1, np.int32), np.array([1]), np.array([1])).tolist()
+        [[2.0, 3.0]]
+    """
+    gather = gather_sparse if info.is_sparse else gather_dense
+    return gather(sources, source, starts, lengths, info.dim, info.dtype)

@@ -29,7 +29,7 @@ from ..log import logger
 from ..streams import StreamInformation
 from .chunk_cache import ChunkCache
 from .enumerator import UNLIMITED, Enumerator, Selection
-from .gather import OutputArena, gather_dense, gather_sequences, gather_sparse, sample_ranges
+from .gather import OutputArena, gather_sequences, gather_stream, sample_ranges
 from .layout import SequenceLayout
 from .minibatch import Minibatch, MinibatchData
 
@@ -70,9 +70,7 @@ class Reader:
 
     def gather(self, k: int, picks: "Picks", starts: np.ndarray, lengths: np.ndarray) -> Any:
         """Values of stream ``k`` for sample ranges of the picked sequences' chunks."""
-        info = self.streams[k]
-        gather = gather_sparse if info.is_sparse else gather_dense
-        return gather(picks.stream(k), picks.source, starts, lengths, info.dim, info.dtype)
+        return gather_stream(self.streams[k], picks.stream(k), picks.source, starts, lengths)
 
     def sequences(self, k: int, picks: "Picks") -> tuple[Any, np.ndarray]:
         """``(values, lengths)`` of stream ``k`` for the picked whole sequences (one native call)."""

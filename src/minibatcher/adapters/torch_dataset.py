@@ -31,6 +31,7 @@ from torch.utils.data import IterableDataset, get_worker_info
 from ..errors import ConfigError
 from ..log import logger
 from .position import Layout
+from .notice import WorkerNotice
 from .rank_reader import RankReader
 from .shm_ring import WorkerRing
 from .torch import batch_to_tensors
@@ -115,10 +116,8 @@ class MinibatchDataset(IterableDataset):
         self.worker_ring = worker_ring
         self._ring: WorkerRing | None = None
         self._rank_reader = RankReader(make_source, Layout(w, r, size, bool(equal_batches)))
-        # Where the next iteration starts, set in the main process and read by every worker,
-        # persistent ones included: [generation, epoch, origin, anchor] in shared memory.
-        self._control = torch.zeros(4, dtype=torch.int64).share_memory_()
-        self._seen = 0
+        # Where the next iteration starts (epoch, origin, anchor), for every worker.
+        self._notice = WorkerNotice(fields=3)
 
     @property
     def layout(self) -> Layout:
@@ -153,22 +152,19 @@ class MinibatchDataset(IterableDataset):
         self._announce()
 
     def _announce(self) -> None:
-        """In the main process: publishes the start position to the workers."""
-        if get_worker_info() is not None:
-            return  # a worker restoring its own state (torchdata's StatefulDataLoader)
-        rr, generation = self._rank_reader, int(self._control[0]) + 1
-        self._control[1:] = torch.tensor([rr.epoch, rr.origin, rr.anchor])
-        self._control[0] = self._seen = generation
+        """In the main process: publishes the start position to the workers (in a
+        worker, restoring its own state for torchdata's StatefulDataLoader: nothing)."""
+        rr = self._rank_reader
+        self._notice.publish([rr.epoch, rr.origin, rr.anchor])
 
     def __len__(self) -> int:
         """Minibatches this rank gets in the current epoch (builds the reader)."""
         return len(self._rank_reader)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        generation = int(self._control[0])
-        if generation != self._seen:  # a persistent worker: the main process moved on
-            self._rank_reader.position(*self._control[1:].tolist())
-            self._seen = generation
+        news = self._notice.news()
+        if news is not None:  # a persistent worker: the main process moved on
+            self._rank_reader.position(*news[0])
         info = get_worker_info()
         workers, worker = (info.num_workers, info.id) if info is not None else (1, 0)
         ring = self._worker_ring() if info is not None else None

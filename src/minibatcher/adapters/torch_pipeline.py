@@ -43,6 +43,7 @@ from torch.utils.data import IterableDataset, get_worker_info
 
 from ..errors import CheckpointError, ConfigError
 from ..tfdata.iterator import _shuffles
+from .notice import WorkerNotice
 
 STATE_FORMAT, STATE_VERSION = "minibatcher.torch.PipelineDataset", 1
 _STATE_BYTES = 1 << 20  # room for a pending state handed to persistent workers
@@ -70,11 +71,10 @@ class PipelineDataset(IterableDataset):
         self._iterator: Any = None
         self._pending: dict[str, Any] | None = None
         self.epoch = 0
-        # What the next iteration starts from, readable by persistent workers:
-        # [generation, epoch, state length, a worker reads] and the JSON of a state to restore.
-        self._control = torch.zeros(4, dtype=torch.int64).share_memory_()
-        self._shared_state = torch.zeros(_STATE_BYTES, dtype=torch.uint8).share_memory_()
-        self._seen = 0
+        # What the next iteration starts from (the epoch and the JSON of a state), for workers;
+        # and whether a worker reads (then the main process does not know the position).
+        self._notice = WorkerNotice(fields=1, blob_bytes=_STATE_BYTES)
+        self._worker_reads = torch.zeros(1, dtype=torch.int64).share_memory_()
 
     def set_epoch(self, epoch: int) -> None:
         """The next iteration reads epoch ``epoch`` from its start.
@@ -98,7 +98,7 @@ class PipelineDataset(IterableDataset):
             >>> PipelineDataset(lambda: None).state_dict()["iterator"] is None
             True
         """
-        if get_worker_info() is None and self._iterator is None and int(self._control[3]):
+        if get_worker_info() is None and self._iterator is None and int(self._worker_reads[0]):
             raise ConfigError(
                 "state_dict() of the main process cannot see where a DataLoader worker is: use "
                 "torchdata's StatefulDataLoader (it asks the worker), or num_workers=0")
@@ -130,7 +130,7 @@ class PipelineDataset(IterableDataset):
                 "(num_parallel_reads, num_parallel_calls)")
         self._follow_main_process()
         if info is not None:
-            self._control[3] = 1
+            self._worker_reads[0] = 1
         self._iterator = self._start()
         yield from self._iterator
 
@@ -148,27 +148,16 @@ class PipelineDataset(IterableDataset):
 
     def _announce(self, state: dict[str, Any] | None) -> None:
         """In the main process: publishes the epoch (and a state) to persistent workers."""
-        if get_worker_info() is not None:
-            return  # a worker restoring its own state (StatefulDataLoader)
-        data = json.dumps(state).encode() if state is not None else b""
-        if len(data) > _STATE_BYTES:
-            raise CheckpointError(f"a pipeline state of {len(data)} bytes is larger than the "
-                                  f"{_STATE_BYTES} bytes this adapter hands to workers")
-        if data:
-            self._shared_state[:len(data)] = torch.frombuffer(bytearray(data), dtype=torch.uint8)
-        generation = int(self._control[0]) + 1
-        self._control[1:] = torch.tensor([self.epoch, len(data), 0])
-        self._control[0] = self._seen = generation
+        if get_worker_info() is None:
+            self._worker_reads[0] = 0
+        self._notice.publish([self.epoch], json.dumps(state).encode() if state else b"")
 
     def _follow_main_process(self) -> None:
         """In a persistent worker: takes the epoch and state the main process set since."""
-        generation = int(self._control[0])
-        if generation == self._seen:
-            return
-        self._seen = generation
-        epoch, length = int(self._control[1]), int(self._control[2])
-        state = json.loads(bytes(self._shared_state[:length].tolist())) if length else None
-        self.epoch, self._pending, self._iterator = epoch, state, None
+        news = self._notice.news()
+        if news is not None:
+            (self.epoch,), blob = news
+            self._pending, self._iterator = (json.loads(blob) if blob else None), None
 
 
 def _checked(state: Mapping[str, Any]) -> dict[str, Any]:

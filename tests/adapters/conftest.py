@@ -25,3 +25,11 @@ def quiet_loader_warnings():
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*(worker|Sparse).*")
         yield
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """240 sequences of :func:`helpers.write_ctf` with the sparse stream ``y``."""
+    from .helpers import write_ctf
+
+    return write_ctf(tmp_path_factory.mktemp("adapters") / "d.ctf", sequences=240, sparse=True)

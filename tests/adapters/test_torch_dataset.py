@@ -18,12 +18,8 @@ from minibatcher.torch import MinibatchDataset  # noqa: E402
 
 from .helpers import batch_key, factory, open_ctf, sequence_rows, write_ctf  # noqa: E402
 
-SIZE = 16
+SIZE = 16  # the fixture `data` (conftest): 240 sequences with a sparse stream
 
-
-@pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    return write_ctf(tmp_path_factory.mktemp("torch") / "d.ctf", sequences=240, sparse=True)
 
 
 def rank_stream(data, rank, world, workers=0, epoch=0, equal=True, state=None, **kw):

@@ -18,14 +18,10 @@ from minibatcher.adapters import shm_ring  # noqa: E402
 from minibatcher.errors import ConfigError  # noqa: E402
 from minibatcher.torch import MinibatchDataset  # noqa: E402
 
-from .helpers import batch_key, factory, write_ctf  # noqa: E402
+from .helpers import batch_key, factory  # noqa: E402
 
-SIZE = 16
+SIZE = 16  # the fixture `data` (conftest): 240 sequences with a sparse stream
 
-
-@pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    return write_ctf(tmp_path_factory.mktemp("ring") / "d.ctf", sequences=400, sparse=True)
 
 
 def loader(data, workers, ring=8, padded=False, **kw):

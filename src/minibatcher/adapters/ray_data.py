@@ -162,11 +162,12 @@ def tfrecord_files(paths: str | os.PathLike | list) -> list[str]:
 def _read_tfrecords(files: list[str], features: Mapping[str, Any] | None,
                     options: Mapping[str, Any]) -> Iterator[Any]:
     """A read task: this worker reads its files batch by batch, one block each."""
-    from ..formats.tfrecord import ExampleDecoder, TFRecordFile
+    from ..formats.tfrecord import ExampleDecoder
+    from ..formats.tfrecord.source import TFRecordSource
 
     decoder = ExampleDecoder(features) if features else None
     for path in files:
-        for batch in TFRecordFile(path, **options).batches():
+        for batch in TFRecordSource(path, **options).batches():
             columns = {"file": _ragged([os.path.basename(path)] * len(batch)),
                        "index": np.asarray(batch.positions, dtype=np.int64)}
             if decoder is None:
@@ -184,7 +185,7 @@ class TFRecordDatasource(ray.data.Datasource):
         paths: a folder (its files with ``.tfrecord`` in the name) or a list of files.
         features: ``{name: "int64" | "float" | "bytes"}`` to decode ``tf.train.Example``
             records into columns; ``None`` gives the raw ``record`` bytes.
-        compression_type, verify_crc, max_errors: as ``TFRecordFile``.
+        compression_type, verify_crc, max_errors: as ``TFRecordSource``.
 
     Example:
         >>> TFRecordDatasource.get_read_tasks.__name__

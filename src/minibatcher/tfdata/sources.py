@@ -235,7 +235,8 @@ class ElementsSource:
 
 
 class ConcatSource:
-    """Several record sources one after the other.
+    """Several record sources one after the other; their lengths are taken on
+    first use (measuring a file source may index it).
 
     Example:
         >>> c = ConcatSource([[1, 2], [3]]); len(c), c[2], c.locate(2)
@@ -244,7 +245,14 @@ class ConcatSource:
 
     def __init__(self, sources: list[Any]) -> None:
         self.sources = sources
-        self.bounds = np.cumsum([0] + [len(s) for s in sources]).tolist()
+        self._bounds: list[int] | None = None
+
+    @property
+    def bounds(self) -> list[int]:
+        """``bounds[k]``: the index of source ``k``'s first record (and the total last)."""
+        if self._bounds is None:
+            self._bounds = np.cumsum([0] + [len(s) for s in self.sources]).tolist()
+        return self._bounds
 
     def __len__(self) -> int:
         return self.bounds[-1]

@@ -31,9 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, FormatError
-from .core import Iter, View
-from .dataset import Dataset
-from .sources import ConcatSource, SourceDataset
+from .files import FilesDataset
 
 _BLOCK = 1 << 26
 _COMPRESSION = ("", "ZLIB", "GZIP")
@@ -149,19 +147,7 @@ class TextLineSource:
         return [os.path.basename(self.path), self._size, len(self), self._digest]
 
 
-def _filenames(filenames: Any) -> list[str]:
-    if isinstance(filenames, Dataset):
-        filenames = list(filenames)
-    if isinstance(filenames, (str, bytes, os.PathLike)):
-        filenames = [filenames]
-    names = [os.fsdecode(f) if isinstance(f, (bytes, os.PathLike)) else str(f)
-             for f in np.asarray(filenames, dtype=object).reshape(-1)]
-    if not names:
-        raise ConfigError("filenames should name at least one file, but got an empty list")
-    return names
-
-
-class TextLineDataset(Dataset):
+class TextLineDataset(FilesDataset):
     """``tf.data.TextLineDataset(filenames, compression_type, buffer_size,
     num_parallel_reads)``: files one after the other, or interleaved with
     ``cycle_length=num_parallel_reads, block_length=1`` as TF does.
@@ -179,44 +165,8 @@ class TextLineDataset(Dataset):
     def __init__(self, filenames: Any, compression_type: str | None = None,
                  buffer_size: int | None = None, num_parallel_reads: int | None = None,
                  name: str | None = None) -> None:
-        self.filenames = _filenames(filenames)
-        self.sources = [TextLineSource(f, compression_type) for f in self.filenames]
-        self.parallel = int(num_parallel_reads or 1)
-        if self.parallel > 1 and len(self.sources) > 1:
-            files = Dataset.from_tensor_slices(list(range(len(self.sources))))
-            self._impl: Dataset = files.interleave(
-                lambda i: SourceDataset(self.sources[int(i)]), cycle_length=self.parallel,
-                block_length=1)
-        else:
-            self._impl = SourceDataset(ConcatSource(self.sources))
-
-    @property
-    def sequential(self) -> bool:
-        """Whether the files are read one after the other (no interleave).
-
-        Example:
-            >>> import pathlib, tempfile
-            >>> p = pathlib.Path(tempfile.mkdtemp()) / "x"; _ = p.write_bytes(b"1")
-            >>> TextLineDataset([p, p], num_parallel_reads=2).sequential
-            False
-        """
-        return isinstance(self._impl, SourceDataset)
-
-    def _inputs(self) -> tuple[Dataset, ...]:
-        return (self._impl,)
+        super().__init__(filenames, num_parallel_reads,
+                         lambda f: TextLineSource(f, compression_type))
 
     def _spec(self) -> dict[str, Any]:
         return {"op": "text_line", "num_parallel_reads": self.parallel}
-
-    def _has_view(self) -> bool:
-        return self._impl._has_view()
-
-    def _make_view(self, pins: Any) -> View:
-        return self._impl._make_view(pins)
-
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
-        return self._impl._make_iter(state)
-
-    def _cardinality(self) -> int:
-        return self._impl._cardinality()
-

@@ -1,67 +1,28 @@
 """``TFRecordDataset``: tf.data's name and signature over TFRecord files.
 
 Files are read one after the other, or interleaved with
-``cycle_length=num_parallel_reads, block_length=1`` as TF does. Each file is
-a record source with an index (built on first use by one pass over the
-frame headers), so ``skip``, ``shard``, ``take`` and restores seek instead of
-reading. CRCs are verified (DECISIONS.md 14); ``max_errors=N`` (an
-extension) skips and counts up to N corrupted records per file.
+``cycle_length=num_parallel_reads, block_length=1`` as TF does
+(:class:`~minibatcher.tfdata.files.FilesDataset`). Each file is a
+:class:`~minibatcher.formats.tfrecord.source.TFRecordSource` with an index
+(built on first use by one pass over the frame headers), so ``skip``,
+``shard``, ``take`` and restores seek instead of reading. CRCs are verified
+(DECISIONS.md 14); ``max_errors=N`` (an extension) skips and counts up to N
+corrupted records per file.
 
 Example (reading files: see :class:`TFRecordDataset`):
     >>> TFRecordDataset.__mro__[1].__name__
-    'Dataset'
+    'FilesDataset'
 """
 
 from __future__ import annotations
 
-import bisect
 from typing import Any
 
-import numpy as np
-
-from ..formats.tfrecord.records import OpenFiles
-from ..formats.tfrecord.source import TFRecordSource
-from ..formats.tfrecord.streams import check_compression
-from .core import Iter, View
-from .dataset import Dataset
-from .sources import SourceDataset
-from .text import _filenames
+from ..formats.tfrecord.source import TFRecordFiles, TFRecordSource
+from .files import FilesDataset
 
 
-class _LazyConcat:
-    """Record sources one after the other; lengths are taken on first use."""
-
-    def __init__(self, sources: list[TFRecordSource]) -> None:
-        self.sources = sources
-        self._bounds: list[int] | None = None
-
-    @property
-    def bounds(self) -> list[int]:
-        if self._bounds is None:
-            self._bounds = np.cumsum([0] + [len(s) for s in self.sources]).tolist()
-        return self._bounds
-
-    def __len__(self) -> int:
-        return self.bounds[-1]
-
-    def __getitem__(self, index: int) -> bytes:
-        return self.read(index, index + 1)[0]
-
-    def read(self, start: int, stop: int) -> list[bytes]:
-        out: list[bytes] = []
-        while start < stop:
-            k = bisect.bisect_right(self.bounds, start) - 1
-            n = min(stop, self.bounds[k + 1]) - start
-            i = start - self.bounds[k]
-            out.extend(self.sources[k].read(i, i + n))
-            start += n
-        return out
-
-    def fingerprint(self) -> Any:
-        return [s.fingerprint() for s in self.sources]
-
-
-class TFRecordDataset(Dataset):
+class TFRecordDataset(FilesDataset):
     """``tf.data.TFRecordDataset(filenames, compression_type=None,
     buffer_size=None, num_parallel_reads=None)``; elements are ``bytes``.
 
@@ -84,40 +45,30 @@ class TFRecordDataset(Dataset):
                  buffer_size: int | None = None, num_parallel_reads: int | None = None,
                  name: str | None = None, *, verify_crc: bool = True,
                  max_errors: int = 0) -> None:
-        self.filenames = _filenames(filenames)
-        self.compression_type = check_compression(compression_type)
-        pool = OpenFiles(64)  # at most 64 descriptors however many files
-        self.sources = [TFRecordSource(f, self.compression_type, verify_crc=verify_crc,
-                                       max_errors=max_errors, pool=pool) for f in self.filenames]
-        self.parallel = int(num_parallel_reads or 1)
-        if self.parallel > 1 and len(self.sources) > 1:
-            files = Dataset.from_tensor_slices(list(range(len(self.sources))))
-            self._impl: Dataset = files.interleave(
-                lambda i: SourceDataset(self.sources[int(i)]), cycle_length=self.parallel,
-                block_length=1)
-        else:
-            self._impl = SourceDataset(_LazyConcat(self.sources))
+        self.files = TFRecordFiles(compression_type, verify_crc=verify_crc,
+                                   max_errors=max_errors)
+        self.compression_type = self.files.compression_type
+        super().__init__(filenames, num_parallel_reads, self._open)
+
+    def _open(self, filename: str) -> TFRecordSource:
+        source = self.files.source(filename)
+        source.open()  # a missing file or a FIFO is an error here, not at the first read
+        return source
 
     @property
     def skipped(self) -> int:
-        """Corrupted records skipped so far, over all files."""
-        return sum(s.skipped for s in self.sources)
+        """Corrupted records skipped so far, over all files.
 
-    def _inputs(self) -> tuple[Dataset, ...]:
-        return (self._impl,)
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.tfrecord import TFRecordWriter
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "a"
+            >>> with TFRecordWriter(p) as w: w.write_many([b"x"])
+            >>> TFRecordDataset(str(p), max_errors=1).skipped
+            0
+        """
+        return self.files.skipped
 
     def _spec(self) -> dict[str, Any]:
         return {"op": "tfrecord", "num_parallel_reads": self.parallel,
                 "compression_type": self.compression_type}
-
-    def _has_view(self) -> bool:
-        return self._impl._has_view()
-
-    def _make_view(self, pins: Any) -> View:
-        return self._impl._make_view(pins)
-
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
-        return self._impl._make_iter(state)
-
-    def _cardinality(self) -> int:
-        return self._impl._cardinality()

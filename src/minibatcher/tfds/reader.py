@@ -26,9 +26,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..budget import ErrorBudget
-from ..errors import FormatError
 from ..formats.tfrecord import ExampleDecoder, FeatureKind, TFRecordFile
-from ..formats.tfrecord.records import OpenFiles
+from ..formats.tfrecord.source import TFRecordFiles
 from ..tfdata import Dataset, SourceDataset
 from ..tfdata.interleave import InterleaveDataset
 from .features import FeatureTree, Leaf, decode_leaf, unflatten_ragged
@@ -46,42 +45,30 @@ def id_prefixes(instructions: Sequence[FileInstruction]) -> list[str]:
                          os.path.basename(f.filename)) for f in instructions]
 
 
-class ShardCache:
-    """Open shard files by path (each indexed once, checked against its
-    ``shardLengths`` entry), with the read's CRC options: every file charges
-    corrupted records to one error budget (``ReadConfig.max_errors``).
+class ShardCache(TFRecordFiles):
+    """The shard files of one read (each opened and indexed once, checked
+    against its ``shardLengths`` entry), with the read's CRC options: every
+    file charges corrupted records to one error budget (``ReadConfig.max_errors``).
 
     Example:
         >>> ShardCache(ReadConfig(max_errors=2)).skipping, ShardCache().skipped
         (True, 0)
     """
 
+    what = "shard"
+    expected_from = "dataset_info.json (shardLengths)"
+
     def __init__(self, read_config: ReadConfig | None = None) -> None:
         rc = read_config or ReadConfig()
-        self._files: dict[str, TFRecordFile] = {}
-        self._pool = OpenFiles(64)  # at most 64 open descriptors however many shards
-        self.verify_crc = rc.verify_crc
-        self.budget = ErrorBudget(rc.max_errors, "the shards of this dataset")
-        self.skipping = rc.verify_crc and rc.max_errors > 0
+        super().__init__(verify_crc=rc.verify_crc,
+                         budget=ErrorBudget(rc.max_errors, "the shards of this dataset"))
 
-    @property
-    def skipped(self) -> int:
-        """Corrupted records skipped so far (each counted once)."""
-        return self.budget.count
-
-    def get(self, path: str, expected: int) -> TFRecordFile:
-        f = self._files.get(path)
-        if f is None:
-            if not os.path.exists(path):
-                raise FileNotFoundError(2, f"shard file missing: dataset_info.json lists "
-                                           f"{expected} examples in it", path)
-            f = TFRecordFile(path, pool=self._pool, verify_crc=self.verify_crc,
-                             budget=self.budget)
-            if len(f) != expected:
-                raise FormatError(f"{path}: the shard holds {len(f)} records, but "
-                                  f"dataset_info.json (shardLengths) says {expected}")
-            self._files[path] = f
-        return f
+    def open(self, path: str, expected: int | None = None) -> TFRecordFile:
+        """The shard at ``path``; a missing one names the count it should hold."""
+        if path not in self._files and not os.path.exists(path):
+            raise FileNotFoundError(2, f"shard file missing: dataset_info.json lists "
+                                       f"{expected} examples in it", path)
+        return super().open(path, expected)
 
 
 class ExampleDecoding:
@@ -134,7 +121,8 @@ class ExampleDecoding:
 
 
 class ShardSource:
-    """Examples ``[skip, skip + take)`` of one shard, decoded (a record source).
+    """Examples ``[skip, skip + take)`` of one shard, decoded (a record source
+    over the shard's :class:`~minibatcher.formats.tfrecord.source.TFRecordSource`).
 
     When corrupted records are skipped (``ReadConfig.max_errors``), the range
     is verified once when the source is first measured, and the source holds
@@ -142,38 +130,26 @@ class ShardSource:
 
     def __init__(self, instruction: FileInstruction, prefix: str, cache: ShardCache,
                  decoding: ExampleDecoding | None, add_tfds_id: bool) -> None:
-        self.instruction, self.prefix, self.cache = instruction, prefix, cache
+        self.instruction, self.prefix = instruction, prefix
         self.decoding, self.add_tfds_id = decoding, add_tfds_id
-        self._good: np.ndarray | None = None
+        fi = instruction
+        self.records = cache.source(fi.filename, fi.skip, fi.take, fi.examples_in_shard)
 
     def positions(self) -> np.ndarray | None:
         """Positions in the shard of the records this source holds (None: all
         of ``[skip, skip + take)``, nothing is skipped)."""
-        if not self.cache.skipping:
-            return None
-        if self._good is None:
-            fi = self.instruction
-            f = self.cache.get(fi.filename, fi.examples_in_shard)
-            parts = [b.positions for b in f.batches(fi.skip, fi.take)]
-            self._good = np.concatenate(parts) if parts else np.zeros(0, np.int64)
-        return self._good
+        return self.records.good_positions()
 
     def __len__(self) -> int:
-        good = self.positions()
-        return self.instruction.take if good is None else len(good)
+        return len(self.records)
 
     def __getitem__(self, index: int) -> Any:
         return self.read(index, index + 1)[0]
 
     def read(self, start: int, stop: int) -> list[Any]:
-        fi, good = self.instruction, self.positions()
-        f = self.cache.get(fi.filename, fi.examples_in_shard)
-        if good is None:
-            first, at = fi.skip + start, list(range(fi.skip + start, fi.skip + stop))
-        else:
-            first, at = int(good[start]), good[start:stop].tolist()
-        records = f.read_list(first, at[-1] + 1 - first) if at else []
-        where = lambda i: f"{fi.filename} record {at[i]}"  # noqa: E731
+        records = self.records.read(start, stop)
+        at = self.records.positions(start, stop).tolist()
+        where = lambda i: f"{self.instruction.filename} record {at[i]}"  # noqa: E731
         out: list[Any] = self.decoding.decode(records, where) if self.decoding else records
         if self.add_tfds_id:
             ids = [f"{self.prefix}__{p}".encode() for p in at]

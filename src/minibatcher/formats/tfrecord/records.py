@@ -94,7 +94,6 @@ class TFRecordFile:
         self._budget = budget if budget is not None else ErrorBudget(max_errors, self.path)
         self._k = kernels(impl)
         self._frames: np.ndarray | None = None
-        self._good: np.ndarray | None = None
 
     @property
     def _stream(self) -> PlainStream | ZlibStream:
@@ -281,20 +280,6 @@ class TFRecordFile:
         for r, _, _ in self._calls(start, count, True, 1 << 62, DEFAULT_BATCH_BYTES):
             out.extend(r["records"])
         return out
-
-    def good_positions(self) -> np.ndarray:
-        """Positions of the records whose data CRC matches, found by one
-        verifying pass (each corrupted record is charged to the error budget);
-        every position when ``verify_crc`` is off."""
-        if self._good is None:
-            if not self.verify_crc or self._budget.max_errors == 0:
-                self._good = np.arange(len(self), dtype=np.int64)
-            else:
-                parts = []
-                for r, base, position in self._calls(0, -1, False, 1 << 62, 16 << 20):
-                    parts.append(self._positions(r, base, position))
-                self._good = np.concatenate(parts) if parts else np.zeros(0, np.int64)
-        return self._good
 
     def __iter__(self) -> Iterator[bytes]:
         return self.iter_records()

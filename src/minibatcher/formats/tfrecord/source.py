@@ -1,10 +1,19 @@
-"""TFRecord files as *record sources* of the tfdata layer (random access).
+"""TFRecord files as *record sources*: the one way every reader reaches TFRecord data.
 
-A :class:`TFRecordSource` is one file: ``len`` records, ``source[i]`` and
-block reads ``source.read(start, stop)`` through the record index, so that
-``skip``/``shard``/restores seek. With ``max_errors > 0`` the corrupted records
-are found (and counted) when the index is built and are left out of the
-source, so its length and indices stay consistent.
+``TFRecordDataset``, TFDS's ``as_dataset`` and the Ray datasource all read
+through a :class:`TFRecordSource`: the records of one file, or of the range
+``[skip, skip + take)`` of it (a TFDS file instruction), with ``len``,
+``source[i]`` and block reads ``source.read(start, stop)`` through the file's
+record index (so ``skip``/``shard``/restores seek), the records' positions in
+the file (``positions``: TFDS ids, Ray's ``index`` column), streaming reads
+(``batches``) and ``fingerprint()`` for checkpoints.
+
+The sources of one reader share a :class:`TFRecordFiles`: the open files
+(each indexed once however many sources read it; at most ``limit``
+descriptors held), the CRC options and the error budget. With
+``max_errors > 0`` the corrupted records of a source's range are found (and
+counted) when it is first measured and are left out of it, so its length and
+indices stay consistent; their positions are absent from ``positions``.
 
 Example:
     >>> import tempfile, pathlib
@@ -13,52 +22,177 @@ Example:
     >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"b", b"c"])
     >>> s = TFRecordSource(p); len(s), s[2], s.read(0, 2)
     (3, b'c', [b'a', b'b'])
+    >>> r = TFRecordFiles().source(p, skip=1, take=2); r.read(0, 2), r.positions(0, 2).tolist()
+    ([b'b', b'c'], [1, 2])
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Iterator
 
-from .records import OpenFiles, TFRecordFile
+import numpy as np
+
+from ...budget import ErrorBudget
+from ...errors import FormatError
+from .records import OpenFiles, RecordBatch, TFRecordFile
+from .streams import check_compression
+
+
+class TFRecordFiles:
+    """The TFRecord files one reader opens, each once, with shared options.
+
+    ``budget``: one :class:`~minibatcher.budget.ErrorBudget` that every file
+    charges (TFDS's ``ReadConfig.max_errors``); without it each file gets its
+    own budget of ``max_errors`` (``TFRecordDataset``). ``what`` and
+    ``expected_from`` name the files and the origin of expected record counts
+    in messages.
+
+    Example:
+        >>> files = TFRecordFiles(max_errors=2); files.skipping, files.skipped, files.limit
+        (True, 0, 64)
+    """
+
+    what = "TFRecord file"
+    expected_from = "the caller"
+
+    def __init__(self, compression_type: str | None = None, *, verify_crc: bool = True,
+                 max_errors: int = 0, budget: ErrorBudget | None = None,
+                 limit: int = 64) -> None:
+        self.compression_type = check_compression(compression_type)
+        self.verify_crc = bool(verify_crc)
+        self.max_errors = max_errors
+        self.budget = budget
+        self._pool = OpenFiles(limit)  # at most `limit` descriptors however many files
+        self._files: dict[str, TFRecordFile] = {}
+
+    @property
+    def limit(self) -> int:
+        """Descriptors held at most (the least recently used files reopen when read)."""
+        return self._pool.limit
+
+    @property
+    def skipping(self) -> bool:
+        """Whether corrupted records are skipped (CRCs verified, a budget above 0)."""
+        allowed = self.budget.max_errors if self.budget is not None else self.max_errors
+        return self.verify_crc and allowed > 0
+
+    @property
+    def skipped(self) -> int:
+        """Corrupted records skipped so far, each counted once."""
+        if self.budget is not None:
+            return self.budget.count
+        return sum(f.skipped for f in self._files.values())
+
+    def open(self, path: str, expected: int | None = None) -> TFRecordFile:
+        """The file at ``path``, opened (and, with ``expected``, indexed and
+        checked to hold that many records) on first use."""
+        f = self._files.get(path)
+        if f is None:
+            f = TFRecordFile(path, self.compression_type, verify_crc=self.verify_crc,
+                             max_errors=self.max_errors, pool=self._pool, budget=self.budget)
+            if expected is not None and len(f) != expected:
+                raise FormatError(f"{path}: the {self.what} holds {len(f)} records, but "
+                                  f"{self.expected_from} says {expected}")
+            self._files[path] = f
+        return f
+
+    def source(self, path: str | os.PathLike, skip: int = 0, take: int | None = None,
+               expected: int | None = None) -> "TFRecordSource":
+        """The records ``[skip, skip + take)`` of ``path`` (to the end without
+        ``take``) as a :class:`TFRecordSource` of these files."""
+        return TFRecordSource(path, files=self, skip=skip, take=take, expected=expected)
 
 
 class TFRecordSource:
-    """One TFRecord file as a record source (records are ``bytes``)."""
+    """Records ``[skip, skip + take)`` of one TFRecord file as a record source
+    (records are ``bytes``); the whole file by default.
+
+    Without ``files`` the source has files of its own with the given options.
+    The file is opened on first use (:meth:`open` opens it at once).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from minibatcher.formats.tfrecord import TFRecordWriter
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.tfrecord"
+        >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"b", b"c"])
+        >>> s = TFRecordSource(p, skip=1); len(s), s[0], [bytes(r) for b in s.batches() for r in b]
+        (2, b'b', [b'b', b'c'])
+    """
 
     def __init__(self, path: str | os.PathLike, compression_type: str | None = None, *,
                  verify_crc: bool = True, max_errors: int = 0,
-                 pool: OpenFiles | None = None) -> None:
+                 files: TFRecordFiles | None = None, skip: int = 0, take: int | None = None,
+                 expected: int | None = None) -> None:
         self.path = os.fspath(path)
-        self.file = TFRecordFile(self.path, compression_type, verify_crc=verify_crc,
-                                 max_errors=max_errors, pool=pool)
-        self._good = None
+        self.files = files if files is not None else TFRecordFiles(
+            compression_type, verify_crc=verify_crc, max_errors=max_errors)
+        self.skip, self._take, self.expected = int(skip), take, expected
+        self._good: np.ndarray | None = None
 
-    def _positions(self) -> Any:
+    def open(self) -> TFRecordFile:
+        """The file (opened, and checked against ``expected``, on first use)."""
+        return self.files.open(self.path, self.expected)
+
+    @property
+    def file(self) -> TFRecordFile:
+        """The open file (see :meth:`open`)."""
+        return self.open()
+
+    @property
+    def take(self) -> int:
+        """Records of the range (the corrupted ones included)."""
+        if self._take is None:
+            self._take = len(self.open()) - self.skip
+        return self._take
+
+    def good_positions(self) -> np.ndarray | None:
+        """Positions in the file of the records this source holds; None when
+        nothing is skipped (all of ``[skip, skip + take)``). Found once, by one
+        verifying pass that charges every corrupted record."""
+        if not self.files.skipping:
+            return None
         if self._good is None:
-            self._good = self.file.good_positions()
+            parts = [b.positions for b in self.batches(batch_records=1 << 62,
+                                                       batch_bytes=16 << 20)]
+            self._good = np.concatenate(parts) if parts else np.zeros(0, np.int64)
         return self._good
 
     def __len__(self) -> int:
-        return len(self._positions())
+        good = self.good_positions()
+        return self.take if good is None else len(good)
 
     def __getitem__(self, index: int) -> bytes:
         return self.read(index, index + 1)[0]
 
+    def positions(self, start: int, stop: int) -> np.ndarray:
+        """File positions of records ``start .. stop-1`` of this source."""
+        good = self.good_positions()
+        if good is None:
+            return np.arange(self.skip + start, self.skip + max(start, stop), dtype=np.int64)
+        return good[start:stop]
+
     def read(self, start: int, stop: int) -> list[bytes]:
-        """Records ``start .. stop-1`` (one native call)."""
+        """Records ``start .. stop-1`` (one native call per batch of the file)."""
         if stop <= start:
             return []
-        good = self._positions()
-        first, last = int(good[start]), int(good[stop - 1])
-        return self.file.read_list(first, last + 1 - first)
+        at = self.positions(start, stop)
+        first = int(at[0])
+        return self.open().read_list(first, int(at[-1]) + 1 - first)
+
+    def batches(self, **options: int) -> Iterator[RecordBatch]:
+        """The source's records in :class:`RecordBatch` es (streaming, each
+        with the records' file positions); ``options`` as
+        :meth:`TFRecordFile.batches`."""
+        count = -1 if self._take is None else self._take  # to the end: no index needed
+        return self.open().batches(self.skip, count, **options)
 
     def fingerprint(self) -> Any:
         """File name, size and compression (no modification times)."""
-        return [os.path.basename(self.path), self.file.file_size,
-                self.file.compression_type]
+        f = self.open()
+        return [os.path.basename(self.path), f.file_size, f.compression_type]
 
     @property
     def skipped(self) -> int:
-        """Corrupted records left out (``max_errors > 0``)."""
-        return self.file.skipped
+        """Corrupted records skipped so far by the files of this source."""
+        return self.files.skipped

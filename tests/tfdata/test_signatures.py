@@ -42,6 +42,7 @@ TF = {
                                   "name"],
     "prefetch": ["buffer_size", "name"],
     "apply": ["transformation_func"],
+    "with_options": ["options", "name"],
 }
 READERS = {"TFRecordDataset": ["filenames", "compression_type", "buffer_size",
                                "num_parallel_reads", "name"],

@@ -19,6 +19,9 @@ from .core import INFINITE as INFINITE_CARDINALITY
 from .core import UNKNOWN as UNKNOWN_CARDINALITY
 from .dataset import AUTOTUNE, Dataset
 from .iterator import DatasetIterator
+from .options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions, DistributeOptions,
+                      ExternalStatePolicy, OptimizationOptions, Options, ServiceOptions,
+                      ThreadingOptions)
 from .seeds import get_seed, global_seed, random_seed_scope, set_random_seed
 from .sources import ConcatSource, RecordSource, SourceDataset
 from .text import TextLineDataset, TextLineSource
@@ -26,15 +29,24 @@ from .tfrecord import TFRecordDataset
 
 __all__ = [
     "AUTOTUNE",
+    "AutoShardPolicy",
+    "AutotuneAlgorithm",
+    "AutotuneOptions",
     "ConcatSource",
     "Dataset",
     "DatasetIterator",
+    "DistributeOptions",
+    "ExternalStatePolicy",
     "INFINITE_CARDINALITY",
+    "OptimizationOptions",
+    "Options",
     "RecordSource",
+    "ServiceOptions",
     "SourceDataset",
     "TFRecordDataset",
     "TextLineDataset",
     "TextLineSource",
+    "ThreadingOptions",
     "UNKNOWN_CARDINALITY",
     "get_seed",
     "global_seed",

@@ -78,6 +78,30 @@ class Dataset:
         """
         return self._cardinality()
 
+    def options(self) -> Any:
+        """The dataset's ``tfdata.Options``: its inputs' merged, then its own
+        ``with_options`` (frozen; see :mod:`minibatcher.tfdata.options`).
+
+        Example:
+            >>> Dataset.range(2).options().deterministic is None
+            True
+        """
+        from .options import dataset_options
+        return dataset_options(self)
+
+    def with_options(self, options: Any, name: str | None = None) -> "Dataset":
+        """This dataset with ``options`` (a ``tfdata.Options``) merged over its own;
+        where both set an option, ``options`` wins.
+
+        Example:
+            >>> from minibatcher.tfdata import Options
+            >>> o = Options(); o.deterministic = False
+            >>> Dataset.range(2).with_options(o).batch(2).options().deterministic
+            False
+        """
+        from .with_options import OptionsDataset
+        return OptionsDataset(self, options)
+
     def __len__(self) -> int:
         n = self._cardinality()
         if n == INFINITE:

@@ -28,6 +28,7 @@ from typing import Any, Iterator, Mapping
 
 from ..errors import CheckpointError, MinibatcherError
 from .dataset import Dataset
+from .options import ACTIVE, Options
 
 STATE_VERSION = 1
 STATE_FORMAT = "minibatcher.tfdata"
@@ -98,13 +99,26 @@ class DatasetIterator(Iterator[Any]):
 
     def __init__(self, dataset: Dataset) -> None:
         self._dataset = dataset
-        self._it = dataset._make_iter(None)
+        options = dataset.options()
+        # the pipeline's options, seen by every node while it builds or advances (None: defaults)
+        self._options: Options | None = None if options == Options() else options
+        token = ACTIVE.set(self._options)
+        try:
+            self._it = dataset._make_iter(None)
+        finally:
+            ACTIVE.reset(token)
 
     def __iter__(self) -> "DatasetIterator":
         return self
 
     def __next__(self) -> Any:
-        return next(self._it)
+        if ACTIVE.get() is self._options:
+            return next(self._it)
+        token = ACTIVE.set(self._options)
+        try:
+            return next(self._it)
+        finally:
+            ACTIVE.reset(token)
 
     def get_next(self) -> Any:
         """``next(self)`` (tf.data's iterator method name).
@@ -113,7 +127,7 @@ class DatasetIterator(Iterator[Any]):
             >>> iter(Dataset.range(2)).get_next()
             np.int64(0)
         """
-        return next(self._it)
+        return next(self)
 
     def get_state(self) -> dict[str, Any]:
         """The position after the last element returned (JSON-able).
@@ -149,6 +163,7 @@ class DatasetIterator(Iterator[Any]):
             raise CheckpointError("cannot restore this checkpoint: " + "; ".join(problems) +
                                   "; build the pipeline with the same data and options as the one "
                                   "that wrote the checkpoint")
+        token = ACTIVE.set(self._options)
         try:
             self._it = self._dataset._make_iter(state["iterator"])
             for node, saved in zip(_shuffles(self._dataset), state.get("shuffles", [])):
@@ -158,3 +173,5 @@ class DatasetIterator(Iterator[Any]):
         except (KeyError, TypeError, ValueError, IndexError) as e:
             raise CheckpointError(f"the checkpoint's iterator state is malformed: "
                                   f"{type(e).__name__}: {e}") from e
+        finally:
+            ACTIVE.reset(token)

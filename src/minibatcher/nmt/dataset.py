@@ -165,7 +165,7 @@ class NmtBatchDataset(SeedGenerator, Dataset):
                 "minibatcher.tfdata.set_random_seed(...) the same way on every rank, or use "
                 "nmt's num_shards/shard_index line sharding instead")
         self._datasets, self._corpora, self._tables = (src, tgt), corpora, tables
-        self.options = options
+        self.nmt_options = options
         self._sos, self._eos = sos, eos
         src_table, tgt_table = tables
         self.src_eos_id = EOS_CHAR_ID if options.use_char_encode else int(src_table.lookup(eos))
@@ -183,7 +183,7 @@ class NmtBatchDataset(SeedGenerator, Dataset):
         return self._datasets
 
     def _spec(self) -> dict[str, Any]:
-        return {"op": "nmt.get_iterator", "options": self.options.spec(),
+        return {"op": "nmt.get_iterator", "options": self.nmt_options.spec(),
                 "seeds": self._seed_spec(), "sos": self._sos.decode("utf-8", "replace"),
                 "eos": self._eos.decode("utf-8", "replace"),
                 "vocab": [t.fingerprint() for t in self._tables]}
@@ -193,7 +193,7 @@ class NmtBatchDataset(SeedGenerator, Dataset):
         plan = self._plans.get(key)
         if plan is None:
             src, tgt = self._corpora
-            plan = epoch_plan(self.options, src.counts(), tgt.counts(), self._seed, self._seed2,
+            plan = epoch_plan(self.nmt_options, src.counts(), tgt.counts(), self._seed, self._seed2,
                               k, self._cache)
             self._plans = {key: plan}  # keeps the latest only (memory)
             self.last_stats = dict(plan.stats)
@@ -205,7 +205,7 @@ class NmtBatchDataset(SeedGenerator, Dataset):
     def _assemble(self, rows: np.ndarray, sl: np.ndarray, tl: np.ndarray) -> BatchedInput:
         src_corpus, tgt_corpus = self._corpora
         src_table, tgt_table = self._tables
-        if self.options.use_char_encode:
+        if self.nmt_options.use_char_encode:
             source = encode_chars(src_corpus, rows, sl)
         else:
             source = encode(src_corpus, rows, sl, src_table, pad=self.src_eos_id)

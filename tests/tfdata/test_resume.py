@@ -163,3 +163,8 @@ def test_interleave_skip_equals_reading(seed: int) -> None:
         it = iter(make())
         assert it._it.skip(n) == min(n, len(whole))
         assert [int(x) for x in it] == whole[n:]
+
+
+def test_enumerate_over_a_shuffle_resumes() -> None:
+    """Before: the view's pins ([counter, shuffle]) reached the shuffle whole: 'lacks the field k'."""
+    assert assert_resumes_exactly(lambda: Dataset.range(9).shuffle(4, seed=3).enumerate()) == 9

@@ -1,6 +1,6 @@
 """The framework adapters' checkpoint state: an epoch and a step, with what they mean.
 
-``{"version", "epoch", "step", "anchor", "layout", "source"}``: ``step``
+``{"format", "version", "epoch", "step", "anchor", "layout", "source"}``: ``step``
 items of epoch ``epoch`` of this rank's stream were delivered; DataLoader
 workers deal items round robin starting at ``anchor`` (the item worker 0
 delivers first: ``step`` for a fresh iteration, kept by torchdata's
@@ -26,10 +26,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
-from ..engine.state import Fingerprint, STATE_VERSION
 from ..errors import CheckpointError
+from ..state import ADAPTER, Fields, Fingerprint, check_stamp, refuse, stamp, taken_with
 
-ADAPTER_STATE_VERSION = 1
 _NAMES = {"world": "world_size", "rank": "rank", "minibatch_size": "minibatch_size_in_samples",
           "equal_batches": "equal_batches"}
 
@@ -55,32 +54,23 @@ def make_state(epoch: int, step: int, layout: Layout, source: Mapping[str, Any] 
 
     Example:
         >>> sorted(make_state(0, 0, Layout(1, 0, 8, True), None))
-        ['anchor', 'epoch', 'layout', 'source', 'step', 'version']
+        ['anchor', 'epoch', 'format', 'layout', 'source', 'step', 'version']
     """
-    return {"version": ADAPTER_STATE_VERSION, "epoch": int(epoch), "step": int(step),
+    return {**stamp(ADAPTER), "epoch": int(epoch), "step": int(step),
             "anchor": int(step if anchor is None else anchor), "layout": asdict(layout),
             "source": None if source is None else dict(source)}
 
 
 def read_state(state: Mapping[str, Any], layout: Layout) -> tuple[int, int, int]:
     """``(epoch, step, anchor)`` of a state, after checking its version and layout."""
-    if not isinstance(state, Mapping) or state.get("version") != ADAPTER_STATE_VERSION:
-        got = state.get("version") if isinstance(state, Mapping) else type(state).__name__
-        raise CheckpointError(f"a minibatcher adapter state should have version="
-                              f"{ADAPTER_STATE_VERSION}, but got {got!r}; pass the dict that "
-                              "state_dict() / get_state() returned")
-    saved = state.get("layout") or {}
-    problems = [f"it was taken with {_NAMES[k]}={saved.get(k)!r}, but this reader has "
-                f"{_NAMES[k]}={v!r}" for k, v in asdict(layout).items() if saved.get(k) != v]
-    if problems:
-        raise CheckpointError("cannot restore this state: " + "; ".join(problems) +
-                              "; restore each rank's own state into a job of the same layout")
-    epoch, step, anchor = state.get("epoch"), state.get("step"), state.get("anchor")
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
-               for v in (epoch, step, anchor)):
-        raise CheckpointError(f"epoch, step and anchor should be non-negative ints, but got "
-                              f"epoch={epoch!r}, step={step!r} and anchor={anchor!r}")
-    return epoch, step, anchor
+    check_stamp(state, ADAPTER)
+    fields = Fields(state)
+    saved = fields.value("layout") if fields.has("layout") else {}
+    saved = saved if isinstance(saved, Mapping) else {}
+    refuse([taken_with(_NAMES[k], saved.get(k), v, "reader")
+            for k, v in asdict(layout).items() if saved.get(k) != v],
+           "restore each rank's own state into a job of the same layout", "state")
+    return fields.int("epoch", 0), fields.int("step", 0), fields.int("anchor", 0)
 
 
 def check_source(state_source: Mapping[str, Any] | None, fingerprint: Mapping[str, Any]) -> None:
@@ -95,8 +85,8 @@ def check_source(state_source: Mapping[str, Any] | None, fingerprint: Mapping[st
     if state_source is None:
         return
     if "data" in fingerprint and "options" in fingerprint:
-        mine = Fingerprint(fingerprint["data"], fingerprint["options"])
-        mine.check({"version": STATE_VERSION, **state_source})
+        Fingerprint(fingerprint["data"], fingerprint["options"]).check(Fields(state_source,
+                                                                              "source"))
     elif dict(state_source) != dict(fingerprint):
         raise CheckpointError("cannot restore this state: it was taken with a reader of other "
                               f"data or options ({dict(state_source)!r}, but this reader has "

@@ -41,11 +41,11 @@ from typing import Any, Callable, Iterator, Mapping
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
-from ..errors import CheckpointError, ConfigError
+from ..errors import ConfigError
+from ..state import PIPELINE, Fields, check_stamp, stamp
 from ..tfdata.iterator import _shuffles
 from .notice import WorkerNotice
 
-STATE_FORMAT, STATE_VERSION = "minibatcher.torch.PipelineDataset", 1
 _STATE_BYTES = 1 << 20  # room for a pending state handed to persistent workers
 
 
@@ -105,15 +105,14 @@ class PipelineDataset(IterableDataset):
         iterator = self._iterator.get_state() if self._iterator is not None else None
         if iterator is None and self._pending is not None:
             iterator = self._pending.get("iterator")
-        return {"format": STATE_FORMAT, "version": STATE_VERSION, "epoch": self.epoch,
-                "iterator": iterator}
+        return {**stamp(PIPELINE), "epoch": self.epoch, "iterator": iterator}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """The next iteration continues exactly after ``state``'s position.
 
         Example:
             >>> ds = PipelineDataset(lambda: None)
-            >>> ds.load_state_dict({"format": STATE_FORMAT, "version": 1, "epoch": 2,
+            >>> ds.load_state_dict({"format": PIPELINE, "version": 1, "epoch": 2,
             ...                     "iterator": None}); ds.epoch
             2
         """
@@ -161,20 +160,8 @@ class PipelineDataset(IterableDataset):
 
 
 def _checked(state: Mapping[str, Any]) -> dict[str, Any]:
-    if not isinstance(state, Mapping):
-        raise CheckpointError(f"a PipelineDataset state should be a dict, but got "
-                              f"{type(state).__name__}")
-    if state.get("format") != STATE_FORMAT or state.get("version") != STATE_VERSION:
-        raise CheckpointError(f"state should have format {STATE_FORMAT!r} version "
-                              f"{STATE_VERSION}, but got format={state.get('format')!r} "
-                              f"version={state.get('version')!r}")
-    epoch = state.get("epoch")
-    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
-        raise CheckpointError(f"state field 'epoch' should be a non-negative int, but got "
-                              f"{epoch!r}")
-    iterator = state.get("iterator")
-    if iterator is not None and not isinstance(iterator, Mapping):
-        raise CheckpointError(f"state field 'iterator' should be a pipeline state or None, but "
-                              f"got {type(iterator).__name__}")
-    return {"format": STATE_FORMAT, "version": STATE_VERSION, "epoch": epoch,
-            "iterator": dict(iterator) if iterator is not None else None}
+    check_stamp(state, PIPELINE)
+    fields = Fields(state)
+    iterator = fields.opt_child("iterator")
+    return {**stamp(PIPELINE), "epoch": fields.int("epoch", 0),
+            "iterator": None if iterator is None else dict(iterator.raw)}

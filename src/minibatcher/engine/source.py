@@ -33,8 +33,8 @@ from .minibatch import Minibatch
 from .options import (FULL_DATA_SWEEP, INFINITELY_REPEAT, SourceOptions, epoch_size_of)
 from .packers import FramePacker, Reader, SequencePacker, minibatch_counts
 from .schedule import ChunkSchedule
-from .state import (STATE_VERSION, Fingerprint, check_epoch, check_fields, check_int,
-                    check_position, check_slots, digest, require)
+from ..state import SOURCE, Fingerprint, check_stamp, digest, stamp
+from .state import check_epoch, check_fields, check_int, check_position, check_slots, require
 
 __all__ = ["MinibatchSource", "StreamInfos", "INFINITELY_REPEAT", "FULL_DATA_SWEEP"]
 
@@ -347,7 +347,7 @@ class MinibatchSource:
         """A small JSON-able dict: the position after the last returned minibatch."""
         cfg = self._enumerator.config
         epoch = [cfg.epoch_index, cfg.epoch_size, self._explicit_epoch] if self._started else None
-        return {"version": STATE_VERSION, **self.fingerprint().as_dict(), "epoch": epoch,
+        return {**stamp(SOURCE), **self.fingerprint().as_dict(), "epoch": epoch,
                 "enumerator": self._enumerator.get_state(), "packer": self._packer.get_state()}
 
     def restore_from_checkpoint(self, state: Mapping[str, Any]) -> None:
@@ -355,6 +355,7 @@ class MinibatchSource:
 
         Every field is validated first; a damaged or edited state is a
         :class:`CheckpointError` naming the field, and leaves the source as it was."""
+        check_stamp(state, SOURCE)
         self.fingerprint().check(state)
         epoch = check_epoch(require(state, "epoch"), MAX_EPOCH_SIZE)
         if epoch is None:

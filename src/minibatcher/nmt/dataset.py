@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.state import require
-from ..errors import CheckpointError, ConfigError
+from ..errors import ConfigError
+from ..state import Fields
 from ..tfdata import Dataset
 from ..tfdata.core import UNKNOWN, Iter
 from ..tfdata.shuffle import SeedGenerator
@@ -104,21 +104,19 @@ def encode_chars(corpus: LineCorpus, rows: np.ndarray, keep: np.ndarray) -> np.n
 class _PlanIter(Iter):
     """A plan plus a batch cursor (the plan is computed on the first read)."""
 
-    def __init__(self, node: Any, k: int, batch: int) -> None:
-        self.node, self.k, self.batch = node, k, batch
+    def __init__(self, node: Any, k: int, state: Fields | None) -> None:
+        self.node, self.k, self.batch = node, k, 0
         self._plan: P.Plan | None = None
-        if batch:
-            self._check(self.plan())
+        if state is not None:
+            state.only("k", "seeds", "batch")
+            if state.int("batch", 0):
+                n = len(self.plan())
+                self.batch = state.int("batch", 0, n, within=f"the iteration's {n} batches")
 
     def plan(self) -> P.Plan:
         if self._plan is None:
             self._plan = self.node._plan(self.k)
         return self._plan
-
-    def _check(self, plan: P.Plan) -> None:
-        if not 0 <= self.batch <= len(plan):
-            raise CheckpointError(f"checkpoint batch {self.batch} lies outside the iteration's "
-                                  f"{len(plan)} batches")
 
     def __next__(self) -> Any:
         plan = self.plan()
@@ -214,10 +212,8 @@ class NmtBatchDataset(SeedGenerator, Dataset):
         return BatchedInput(None, source, tgt_in, tgt_out, sl.astype(np.int32),
                             (tl + 1).astype(np.int32))
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
-        if state is None:
-            return _PlanIter(self, self._take_iteration(None), 0)
-        return _PlanIter(self, self._take_iteration(state), int(require(state, "batch")))
+    def _make_iter(self, state: Fields | None) -> Iter:
+        return _PlanIter(self, self._take_iteration(state), state)
 
     def _cardinality(self) -> int:
         return UNKNOWN
@@ -272,8 +268,10 @@ class NmtInferDataset(Dataset):
     def _pins_of(self, k: int) -> dict[str, Any]:
         return {}
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
-        return _PlanIter(self, 0, 0 if state is None else int(require(state, "batch")))
+    def _make_iter(self, state: Fields | None) -> Iter:
+        if state is not None:
+            state.only("batch")
+        return _PlanIter(self, 0, state)
 
     def _cardinality(self) -> int:
         return len(P.consecutive_bounds(len(self._corpus), self._batch_size)) - 1

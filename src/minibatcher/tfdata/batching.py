@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.state import require
+from ..state import Fields
 from ..errors import ConfigError, FormatError
-from .core import Iter, View
+from .core import Iter, View, inner_of
 from .dataset import Dataset
 from .structure import flatten, flatten_up_to, is_structure, pack_as, stack
 
@@ -155,14 +155,13 @@ class BatchDataset(Dataset):
     def _has_view(self) -> bool:
         return self._parent._has_view()
 
-    def _make_view(self, pins: Any) -> View:
+    def _make_view(self, pins: Fields | None) -> View:
         return _BatchView(self._parent._make_view(pins), self)
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
-        return _BatchIter(self._parent._make_iter(None if state is None else require(state, "in")),
-                          self)
+        return _BatchIter(self._parent._make_iter(inner_of(state)), self)
 
     def _cardinality(self) -> int:
         n = self._parent._cardinality()

@@ -10,11 +10,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.state import require
+from ..state import Fields
 from .core import INFINITE, UNKNOWN, Iter, View
 from .dataset import Dataset
 from .structure import flatten, pack_as
 from .transforms import _Unary
+
+
+def _pin_parts(pins: Fields | None, n: int) -> list[Fields | None]:
+    """The pins of ``n`` inputs (a list of ``n``, or None when none has any)."""
+    if pins is None:
+        return [None] * n
+    if len(pins) != n or not isinstance(pins.raw, (list, tuple)):
+        raise pins.bad(None, f"None or a list of {n} input pins")
+    return [pins.opt_nested(i) for i in range(n)]
 
 
 class _ZipView(View):
@@ -77,14 +86,15 @@ class ZipDataset(Dataset):
     def _has_view(self) -> bool:
         return all(d._has_view() for d in self._datasets)
 
-    def _make_view(self, pins: Any) -> View:
-        pins = pins or [None] * len(self._datasets)
-        return _ZipView(self._template, [d._make_view(p) for d, p in zip(self._datasets, pins)])
+    def _make_view(self, pins: Fields | None) -> View:
+        parts = _pin_parts(pins, len(self._datasets))
+        return _ZipView(self._template, [d._make_view(p) for d, p in zip(self._datasets, parts)])
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
-        states = [None] * len(self._datasets) if state is None else require(state, "in")
+        n = len(self._datasets)
+        states = [None] * n if state is None else state.only("in").items("in", n)
         return _ZipIter(self._template, [d._make_iter(s) for d, s in zip(self._datasets, states)])
 
     def _cardinality(self) -> int:
@@ -111,12 +121,13 @@ class EnumerateDataset(_Unary):
     def _spec(self) -> dict[str, Any]:
         return {"op": "enumerate", "start": self._start}
 
-    def _make_view(self, pins: Any) -> View:
+    def _make_view(self, pins: Fields | None) -> View:
         from .sources import RangeSource, SourceView
         count = RangeSource(self._start, 2**62, 1)
-        return _ZipView((0, 0), [SourceView(count), self._parent._make_view(pins)])
+        _, inner = _pin_parts(pins, 2)  # the pins of a zip of (counter, input)
+        return _ZipView((0, 0), [SourceView(count), self._parent._make_view(inner)])
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
         from .sources import range_dataset
@@ -143,7 +154,8 @@ class _ConcatView(View):
 
 
 class _ConcatIter(Iter):
-    def __init__(self, datasets: tuple[Dataset, Dataset], which: int, inner: Any) -> None:
+    def __init__(self, datasets: tuple[Dataset, Dataset], which: int,
+                 inner: Fields | None) -> None:
         self.datasets, self.which = datasets, which
         self.cur: Iter | None = datasets[which]._make_iter(inner) if which < 2 else None
 
@@ -183,16 +195,21 @@ class ConcatenateDataset(Dataset):
     def _has_view(self) -> bool:
         return all(d._has_view() for d in self._pair)
 
-    def _make_view(self, pins: Any) -> View:
-        pins = pins or [None, None]
-        return _ConcatView(self._pair[0]._make_view(pins[0]), self._pair[1]._make_view(pins[1]))
+    def _make_view(self, pins: Fields | None) -> View:
+        first, second = _pin_parts(pins, 2)
+        return _ConcatView(self._pair[0]._make_view(first), self._pair[1]._make_view(second))
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
         if state is None:
             return _ConcatIter(self._pair, 0, None)
-        return _ConcatIter(self._pair, int(require(state, "which")), require(state, "in"))
+        state.only("which", "in")
+        which = state.int("which", 0, 2)
+        inner = state.opt_child("in")
+        if (inner is None) != (which == 2):
+            raise state.bad("in", "None once both inputs ended (which=2), else a cursor")
+        return _ConcatIter(self._pair, which, inner)
 
     def _cardinality(self) -> int:
         a, b = (d._cardinality() for d in self._pair)

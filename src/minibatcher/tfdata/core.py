@@ -4,10 +4,14 @@ iterators and their states (docs/design/tfdata-state.md).
 A dataset is an immutable *plan* node. Iterating it creates one internal
 :class:`Iter` per node for one *iteration* (an epoch); its ``state()`` is a
 small JSON-able cursor from which ``node._make_iter(state)`` rebuilds an
-iterator at the same place. Nodes that can reach any element in O(1) also
-offer a :class:`View` (``len`` and ``view[i]`` for one iteration): views make
-``skip``/``shard``/``take`` and restores seek instead of read, and let
-shuffle and window buffers be re-derived from positions ("addresses").
+iterator at the same place; ``state`` arrives as
+:class:`~minibatcher.state.Fields` (None: a fresh iteration), and every
+field is validated (type, range, consistency with the plan) before anything
+is restored, a bad one being a ``CheckpointError`` naming its path. Nodes
+that can reach any element in O(1) also offer a :class:`View` (``len`` and ``view[i]`` for one iteration): views make
+``skip``/``shard``/``take`` and restores seek instead of read, and let shuffle
+and window buffers be re-derived from positions ("addresses"). ``_make_view``
+takes the view's ``pins`` the same way (``Fields`` or None).
 
 Example:
     >>> v = ListView([b"a", b"b", b"c"])
@@ -23,8 +27,8 @@ from __future__ import annotations
 import abc
 from typing import Any, Mapping, Sequence
 
-from ..engine.state import require
 from ..errors import CheckpointError
+from ..state import Fields, as_fields
 
 INFINITE = -1
 UNKNOWN = -2
@@ -143,9 +147,6 @@ class ViewIter(Iter):
     def __init__(self, view: View, pos: int = 0) -> None:
         self.view = view
         self._length = len(view)
-        if not 0 <= pos <= self._length:
-            raise CheckpointError(f"checkpoint position {pos} lies outside the dataset's "
-                                  f"{self._length} elements")
         self.pos = pos
         self._block: list[Any] = []
         self._base = pos
@@ -182,18 +183,38 @@ class ViewIter(Iter):
         return self.view[address]
 
 
-def view_iter(view_of: Any, state: Mapping[str, Any] | None) -> ViewIter:
-    """A :class:`ViewIter` for a fresh iteration (``state=None``) or at ``state``.
+def view_iter(view_of: Any, state: Fields | None) -> ViewIter:
+    """A :class:`ViewIter` for a fresh iteration (``state=None``) or at ``state``
+    (``{"pos", "pins"}``; the position is checked against the view's length).
 
-    ``view_of(pins)`` makes the view (``pins=None``: a fresh iteration).
+    ``view_of(pins)`` makes the view (``pins``: ``Fields`` or None for a fresh
+    iteration).
 
     Example:
-        >>> view_iter(lambda pins: ListView([7, 8]), {"pos": 1, "pins": None}).pos
+        >>> view_iter(lambda pins: ListView([7, 8]), Fields({"pos": 1, "pins": None})).pos
         1
+        >>> view_iter(lambda pins: ListView([7, 8]), Fields({"pos": 3, "pins": None}, "iterator"))
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.CheckpointError: checkpoint state field 'iterator.pos' should be an int in [0, 2], but got iterator.pos=3, outside the dataset's 2 elements; the state is damaged or was edited
     """
+    state = as_fields(state)
     if state is None:
         return ViewIter(view_of(None))
-    return ViewIter(view_of(require(state, "pins")), int(require(state, "pos")))
+    state.only("pos", "pins")
+    view = view_of(state.opt_nested("pins"))
+    n = len(view)
+    return ViewIter(view, state.int("pos", 0, n, within=f"the dataset's {n} elements"))
+
+
+def inner_of(state: Fields | None) -> Fields | None:
+    """The input's cursor in a pass-through cursor ``{"in": ...}`` (None: a fresh iteration).
+
+    Example:
+        >>> inner_of(Fields({"in": {"pos": 0, "pins": None}}, "iterator")).path
+        'iterator.in'
+    """
+    return None if state is None else state.only("in").child("in")
 
 
 def fetch_positions(iterator: Iter, positions: Any, what: str) -> dict[int, Any]:

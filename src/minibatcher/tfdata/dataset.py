@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
+from ..state import Fields
 from .core import INFINITE, UNKNOWN, Iter, View, view_iter
 
 AUTOTUNE = -1
@@ -25,8 +26,10 @@ class Dataset:
     """A lazy, composable dataset (``tf.data.Dataset``).
 
     Subclasses implement the node protocol (:mod:`minibatcher.tfdata.core`):
-    ``_inputs``, ``_spec``, and either ``_make_view`` (with ``_has_view``) or
-    ``_make_iter``.
+    ``_inputs``, ``_spec``, and either ``_make_view(pins)`` (with ``_has_view``)
+    or ``_make_iter(state)``; ``pins`` and ``state`` are
+    :class:`~minibatcher.state.Fields` (None: a fresh iteration), every field
+    read through them validated.
 
     Example:
         >>> [int(x) for x in Dataset.range(3).repeat(2).skip(1).take(3)]
@@ -43,10 +46,10 @@ class Dataset:
     def _has_view(self) -> bool:
         return False
 
-    def _make_view(self, pins: Any) -> View:
+    def _make_view(self, pins: Fields | None) -> View:
         raise TypeError(f"{type(self).__name__} has no random-access view")
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return view_iter(self._make_view, state)
         raise NotImplementedError(f"{type(self).__name__} implements neither a view nor an "

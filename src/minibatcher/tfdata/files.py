@@ -25,6 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import ConfigError
+from ..state import Fields
 from .core import Iter, View
 from .dataset import Dataset
 from .sources import ConcatSource, RecordSource, SourceDataset
@@ -106,10 +107,10 @@ class FilesDataset(Dataset):
     def _has_view(self) -> bool:
         return self._impl._has_view()
 
-    def _make_view(self, pins: Any) -> View:
+    def _make_view(self, pins: Fields | None) -> View:
         return self._impl._make_view(pins)
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         return self._impl._make_iter(state)
 
     def _cardinality(self) -> int:

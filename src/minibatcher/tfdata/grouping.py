@@ -25,8 +25,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..engine.state import require
 from ..errors import CheckpointError, ConfigError
+from ..state import Fields
 from .core import Iter, fetch_positions
 from .dataset import Dataset
 from .sources import ElementsSource, SourceDataset
@@ -52,7 +52,7 @@ class _Held:
 
 
 class _GroupIter(Iter):
-    def __init__(self, node: "GroupByWindowDataset", state: dict[str, Any] | None) -> None:
+    def __init__(self, node: "GroupByWindowDataset", state: Fields | None) -> None:
         self.node = node
         self.groups: dict[int, _Held] = {}
         self.cur: tuple[int, _Held, Iter] | None = None
@@ -63,7 +63,7 @@ class _GroupIter(Iter):
         else:
             self._restore(state)
 
-    def _reduce(self, key: int, held: _Held, state: dict[str, Any] | None) -> Iter:
+    def _reduce(self, key: int, held: _Held, state: Fields | None) -> Iter:
         window = SourceDataset(ElementsSource(held.elements))
         out = self.node._reduce(np.int64(key), window)
         if not isinstance(out, Dataset):
@@ -109,32 +109,51 @@ class _GroupIter(Iter):
                 "groups": [[k, list(self.groups[k].refs)] for k in sorted(self.groups)],
                 "cur": cur}
 
-    def _restore(self, state: dict[str, Any]) -> None:
-        self.start_state = require(state, "in0")
-        self.input = self.node._parent._make_iter(require(state, "in"))
-        self.consumed, self.done = int(require(state, "consumed")), bool(require(state, "done"))
-        by = require(state, "by")
-        groups = [(int(k), [int(r) for r in refs]) for k, refs in require(state, "groups")]
-        cur = require(state, "cur")
-        wanted = [r for _, refs in groups for r in refs] + ([] if cur is None else cur["refs"])
-        fetch = self._fetcher(by, wanted)
+    def _restore(self, state: Fields) -> None:
+        state.only("in", "in0", "consumed", "done", "by", "groups", "cur")
+        in0 = state.child("in0")
+        self.start_state = in0.raw
+        self.input = self.node._parent._make_iter(state.child("in"))
+        self.consumed, self.done = state.int("consumed", 0), state.bool("done")
+        by = state.str("by", ("address", "ordinal"))
+        groups = [_group(g) for g in _lists(state, "groups")]
+        cur = state.opt_child("cur")
+        if cur is not None:
+            cur.only("key", "refs", "it")
+        cur_refs = [] if cur is None else cur.ints("refs", 0)
+        wanted = [r for _, refs in groups for r in refs] + cur_refs
+        fetch = self._fetcher(by, wanted, in0)
         for key, refs in groups:
             held = self.groups[key] = _Held()
             held.refs, held.elements = refs, [fetch(r) for r in refs]
         if cur is not None:
             held = _Held()
-            held.refs = [int(r) for r in cur["refs"]]
+            held.refs = cur_refs
             held.elements = [fetch(r) for r in held.refs]
-            self.cur = (int(cur["key"]), held, self._reduce(int(cur["key"]), held, cur["it"]))
+            key = cur.int("key")
+            self.cur = (key, held, self._reduce(key, held, cur.child("it")))
 
-    def _fetcher(self, by: str, wanted: list[int]) -> Callable[[int], Any]:
+    def _fetcher(self, by: str, wanted: list[int], in0: Fields) -> Callable[[int], Any]:
         if by == "address":
             if not self.input.addressable:
                 raise CheckpointError("the group_by_window checkpoint refers to elements by "
                                       "address, but this pipeline's input has no addresses")
             return self.input.refetch
-        replay = self.node._parent._make_iter(self.start_state)
+        replay = self.node._parent._make_iter(in0)
         return fetch_positions(replay, sorted(set(wanted)), "group_by_window").__getitem__
+
+
+def _lists(state: Fields, key: str) -> list[Fields]:
+    """The items of a list field that are lists themselves."""
+    items = state.list(key)
+    return [items.list(i) for i in range(len(items))]
+
+
+def _group(group: Fields) -> tuple[int, list[int]]:
+    """``(key, refs)`` of a held group ``[key, [ref, ...]]``."""
+    if len(group) != 2:
+        raise group.bad(None, "[key, [ref, ...]]")
+    return group.int(0), group.ints(1, 0)
 
 
 class GroupByWindowDataset(Dataset):
@@ -177,7 +196,7 @@ class GroupByWindowDataset(Dataset):
                 "key_func": getattr(self._key_func, "__qualname__", "?"),
                 "reduce_func": getattr(self._reduce, "__qualname__", "?")}
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         return _GroupIter(self, state)
 
 

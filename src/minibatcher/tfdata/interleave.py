@@ -29,8 +29,8 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-from ..engine.state import require
-from ..errors import CheckpointError, ConfigError
+from ..errors import ConfigError
+from ..state import Fields
 from .core import Iter, fetch_positions
 from .dataset import AUTOTUNE, Dataset
 from .structure import call
@@ -47,7 +47,7 @@ class _Slot:
 
 
 class _InterleaveIter(Iter):
-    def __init__(self, node: "InterleaveDataset", state: dict[str, Any] | None) -> None:
+    def __init__(self, node: "InterleaveDataset", state: Fields | None) -> None:
         self.node = node
         self.cycle, self.block = node._cycle, node._block
         if state is None:
@@ -137,30 +137,40 @@ class _InterleaveIter(Iter):
                 "ci": self.ci, "bi": self.bi, "exhausted": self.exhausted,
                 "slots": [None if s is None else s.state() for s in self.slots]}
 
-    def _restore(self, state: dict[str, Any]) -> None:
-        self.start_state = require(state, "in0")
-        self.input = self.node._parent._make_iter(require(state, "in"))
-        self.taken, self.ci, self.bi = (int(require(state, k)) for k in ("taken", "ci", "bi"))
-        self.exhausted = bool(require(state, "exhausted"))
-        saved = require(state, "slots")
-        if not isinstance(saved, list) or len(saved) != self.cycle or \
-                not 0 <= self.ci < self.cycle or not 0 <= self.bi < self.block:
-            raise CheckpointError(f"the interleave checkpoint does not match cycle_length="
-                                  f"{self.cycle}, block_length={self.block}")
-        elements = self._elements([s for s in saved if s is not None])
-        self.slots = [None if s is None else
-                      _Slot(self._open(elements[int(s["ordinal"])])._make_iter(require(s, "it")),
-                            int(s["ordinal"]), s.get("address")) for s in saved]
-        self.open = sum(s is not None for s in self.slots)
+    def _restore(self, state: Fields) -> None:
+        state.only("in", "in0", "taken", "ci", "bi", "exhausted", "slots")
+        in0 = state.child("in0")
+        self.start_state = in0.raw
+        self.input = self.node._parent._make_iter(state.child("in"))
+        self.taken = state.int("taken", 0)
+        self.ci = state.int("ci", 0, self.cycle - 1, within=f"cycle_length={self.cycle}")
+        self.bi = state.int("bi", 0, self.block - 1, within=f"block_length={self.block}")
+        self.exhausted = state.bool("exhausted")
+        saved = state.opt_items("slots", self.cycle)
+        refs = {i: _slot_ref(s, self.taken) for i, s in enumerate(saved) if s is not None}
+        elements = self._elements(refs, in0)
+        self.slots = [None] * self.cycle
+        for i, (ordinal, address) in refs.items():
+            it = self._open(elements[ordinal])._make_iter(saved[i].child("it"))  # type: ignore
+            self.slots[i] = _Slot(it, ordinal, address)
+        self.open = len(refs)
 
-    def _elements(self, saved: list[dict[str, Any]]) -> dict[int, Any]:
+    def _elements(self, refs: dict[int, tuple[int, int | None]], in0: Fields) -> dict[int, Any]:
         """The input elements of the open slots: refetched by address, or read
         again from the start of the iteration when the input has no addresses."""
-        if self.input.addressable and all(s.get("address") is not None for s in saved):
-            return {int(s["ordinal"]): self.input.refetch(int(s["address"])) for s in saved}
-        wanted = sorted({int(require(s, "ordinal")) for s in saved})
-        replay = self.node._parent._make_iter(self.start_state)
-        return fetch_positions(replay, wanted, "interleave")
+        pairs = list(refs.values())
+        if self.input.addressable and all(a is not None for _, a in pairs):
+            return {o: self.input.refetch(a) for o, a in pairs}
+        replay = self.node._parent._make_iter(in0)
+        return fetch_positions(replay, sorted({o for o, _ in pairs}), "interleave")
+
+
+def _slot_ref(slot: Fields, taken: int) -> tuple[int, int | None]:
+    """``(ordinal, address)`` of an open slot's cursor (``{"ordinal", "address", "it"}``)."""
+    slot.only("ordinal", "address", "it")
+    ordinal = slot.int("ordinal", 0, taken - 1, within=f"the {taken} input elements taken")
+    address = None if slot.value("address") is None else slot.int("address", 0)
+    return ordinal, address
 
 
 class InterleaveDataset(Dataset):
@@ -198,5 +208,5 @@ class InterleaveDataset(Dataset):
         return {"op": "interleave", "fn": getattr(self._fn, "__qualname__", "?"),
                 "cycle_length": self._cycle, "block_length": self._block}
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         return _InterleaveIter(self, state)

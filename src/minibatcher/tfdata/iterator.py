@@ -27,11 +27,11 @@ import json
 from typing import Any, Iterator, Mapping
 
 from ..errors import CheckpointError, MinibatcherError
+from ..state import TFDATA, Fields, check_stamp, refuse, stamp
 from .dataset import Dataset
 from .options import ACTIVE, Options
 
-STATE_VERSION = 1
-STATE_FORMAT = "minibatcher.tfdata"
+STATE_FORMAT = TFDATA
 
 
 def plan_of(dataset: Dataset) -> list[list[Any]]:
@@ -136,7 +136,7 @@ class DatasetIterator(Iterator[Any]):
             >>> sorted(iter(Dataset.range(1)).get_state())
             ['format', 'iterator', 'plan', 'shuffles', 'version']
         """
-        return {"version": STATE_VERSION, "format": STATE_FORMAT, "plan": plan_of(self._dataset),
+        return {**stamp(TFDATA), "plan": plan_of(self._dataset),
                 "iterator": self._it.state(),
                 "shuffles": [s._generator_state() for s in _shuffles(self._dataset)]}
 
@@ -151,27 +151,27 @@ class DatasetIterator(Iterator[Any]):
             ...
             minibatcher.errors.CheckpointError: cannot restore this checkpoint: step 0 was ...
         """
-        if not isinstance(state, Mapping):
-            raise CheckpointError(f"a checkpoint state should be a dict, but got "
-                                  f"{type(state).__name__}")
-        if state.get("format") != STATE_FORMAT or state.get("version") != STATE_VERSION:
-            raise CheckpointError(
-                f"checkpoint state should have format {STATE_FORMAT!r} version {STATE_VERSION}, "
-                f"but got format={state.get('format')!r} version={state.get('version')!r}")
-        problems = _plan_differences(state.get("plan"), plan_of(self._dataset))
-        if problems:
-            raise CheckpointError("cannot restore this checkpoint: " + "; ".join(problems) +
-                                  "; build the pipeline with the same data and options as the one "
-                                  "that wrote the checkpoint")
+        check_stamp(state, TFDATA)
+        fields = Fields(state)
+        refuse(_plan_differences(fields.value("plan"), plan_of(self._dataset)),
+               "build the pipeline with the same data and options as the one that wrote the "
+               "checkpoint")
+        shuffles = _shuffles(self._dataset)
+        before = [node._generator_state() for node in shuffles]
         token = ACTIVE.set(self._options)
         try:
-            self._it = self._dataset._make_iter(state["iterator"])
-            for node, saved in zip(_shuffles(self._dataset), state.get("shuffles", [])):
-                node._restore_generator(saved)
-        except MinibatcherError:
+            it = self._dataset._make_iter(fields.child("iterator"))
+            if fields.has("shuffles"):
+                for node, saved in zip(shuffles, fields.items("shuffles", len(shuffles))):
+                    node._restore_generator(saved)
+        except BaseException as e:
+            for node, saved in zip(shuffles, before):  # a refused state changes nothing
+                node._restore_generator(Fields(saved))
+            if isinstance(e, (KeyError, TypeError, ValueError, IndexError)) and \
+                    not isinstance(e, MinibatcherError):
+                raise CheckpointError(f"the checkpoint's iterator state is malformed: "
+                                      f"{type(e).__name__}: {e}") from e
             raise
-        except (KeyError, TypeError, ValueError, IndexError) as e:
-            raise CheckpointError(f"the checkpoint's iterator state is malformed: "
-                                  f"{type(e).__name__}: {e}") from e
         finally:
             ACTIVE.reset(token)
+        self._it = it

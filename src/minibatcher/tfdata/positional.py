@@ -15,13 +15,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.state import require
 from ..errors import ConfigError
+from ..state import Fields
 from .core import INFINITE, UNKNOWN, Iter, View, clamp_count
 from .dataset import Dataset
 from .transforms import _PassIter, _Unary, is_random
 
 # -- slices: skip, take, shard -----------------------------------------------------------------
+
+def _left_range(count: int) -> tuple[int, int]:
+    """What a skip/take cursor's ``left`` may be: -1 for "all", else ``[0, count]``."""
+    return (-1, -1) if count < 0 else (0, count)
+
 
 class _StrideView(View):
     """Elements ``start, start+step, ...`` (below ``stop``) of a parent view."""
@@ -125,7 +130,7 @@ class _Positional(_Unary):
             return self._count
         return n
 
-    def _make_view(self, pins: Any) -> View:
+    def _make_view(self, pins: Fields | None) -> View:
         return self._stride(self._parent._make_view(pins))
 
     def _stride(self, parent: View) -> View:
@@ -162,12 +167,14 @@ class SkipDataset(_Positional):
         start = len(parent) if self._count < 0 else self._count
         return _StrideView(parent, start, len(parent))
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
         if state is None:
             return _SkipIter(self._parent._make_iter(None), self._count)
-        return _SkipIter(self._parent._make_iter(require(state, "in")), int(require(state, "left")))
+        state.only("in", "left")
+        left = state.int("left", *_left_range(self._count))
+        return _SkipIter(self._parent._make_iter(state.child("in")), left)
 
 
 class TakeDataset(_Positional):
@@ -189,12 +196,14 @@ class TakeDataset(_Positional):
         stop = len(parent) if self._count < 0 else self._count
         return _StrideView(parent, 0, stop)
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
         if state is None:
             return _TakeIter(self._parent._make_iter(None), self._count)
-        return _TakeIter(self._parent._make_iter(require(state, "in")), int(require(state, "left")))
+        state.only("in", "left")
+        left = state.int("left", *_left_range(self._count))
+        return _TakeIter(self._parent._make_iter(state.child("in")), left)
 
 
 class ShardDataset(_Positional):
@@ -221,13 +230,15 @@ class ShardDataset(_Positional):
     def _stride(self, parent: View) -> View:
         return _StrideView(parent, self._index, len(parent), self._n)
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
         if state is None:
             return _ShardIter(self._parent._make_iter(None), self._n, self._index, 0)
-        return _ShardIter(self._parent._make_iter(require(state, "in")), self._n, self._index,
-                          int(require(state, "consumed")))
+        state.only("in", "consumed")
+        consumed = state.int("consumed", 0)
+        return _ShardIter(self._parent._make_iter(state.child("in")), self._n, self._index,
+                          consumed)
 
 
 # -- repeat ------------------------------------------------------------------------------------
@@ -244,7 +255,7 @@ class _RepeatView(View):
 
 
 class _RepeatIter(Iter):
-    def __init__(self, dataset: Dataset, count: int, rep: int, inner: dict[str, Any] | None,
+    def __init__(self, dataset: Dataset, count: int, rep: int, inner: Fields | None,
                  started: bool) -> None:
         self.dataset, self.count, self.rep = dataset, count, rep
         self.cur: Iter | None = dataset._make_iter(inner) if started else None
@@ -268,6 +279,25 @@ class _RepeatIter(Iter):
                 "in": None if self.cur is None else self.cur.state()}
 
 
+def _repeat_cursor(state: Fields, planned: int) -> tuple[int, int, Fields | None]:
+    """``(count, rep, in)`` of a repeat cursor: ``count`` is the plan's (a
+    forever-repeat over an empty input ends with ``count == rep``), ``rep <=
+    count``, and an open iteration (``in``) only while ``rep < count``."""
+    state.only("rep", "count", "in")
+    inner = state.opt_child("in")
+    rep = state.int("rep", 0)
+    if planned >= 0:
+        count = state.int("count", planned, planned, within=f"the plan's count={planned}")
+    else:
+        count = state.int("count", -1)
+        if count not in (-1, rep) or (count == rep and inner is not None):
+            raise state.bad("count", f"-1 (repeat forever), or {rep} (rep) once ended")
+    if count >= 0 and rep > count - (inner is not None):
+        raise state.bad("rep", f"an int in [0, {count - (inner is not None)}]",
+                        f"outside the {count} repetitions")
+    return count, rep, inner
+
+
 class RepeatDataset(_Unary):
     """``repeat(count)``: fresh iterations of the input (reshuffling shuffles draw
     new seeds); a view only when the input has one and no randomness.
@@ -287,17 +317,16 @@ class RepeatDataset(_Unary):
     def _has_view(self) -> bool:
         return self._count >= 0 and self._parent._has_view() and not is_random(self._parent)
 
-    def _make_view(self, pins: Any) -> View:
+    def _make_view(self, pins: Fields | None) -> View:
         return _RepeatView(self._parent._make_view(None), self._count)
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
         if state is None:
             return _RepeatIter(self._parent, self._count, 0, None, False)
-        inner = require(state, "in")
-        return _RepeatIter(self._parent, int(require(state, "count")), int(require(state, "rep")),
-                           inner, inner is not None)
+        count, rep, inner = _repeat_cursor(state, self._count)
+        return _RepeatIter(self._parent, count, rep, inner, inner is not None)
 
     def _cardinality(self) -> int:
         n = self._parent._cardinality()

@@ -27,14 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.state import require
 from ..errors import CheckpointError, ConfigError
+from ..state import Fields
 from .core import Iter, View, fetch_positions
 from .dataset import Dataset
 from .philox import Draws, iteration_seeds
 from .seeds import shuffle_seeds
 
 _NO_END = 2**62
+MAX_ITERATION = 2**62  # iterations a seed generator can have started (a checkpoint's bound)
 
 
 class ShuffleOrder:
@@ -144,7 +145,7 @@ class _ShuffleView(View):
 class _ShuffleIter(Iter):
     """A shuffle of real elements (input without a view)."""
 
-    def __init__(self, node: "ShuffleDataset", k: int, state: dict[str, Any] | None) -> None:
+    def __init__(self, node: "ShuffleDataset", k: int, state: Fields | None) -> None:
         self.node, self.k = node, k
         self.seeds = node._seeds_of(k)
         self.buffer_size = node._buffer_size
@@ -158,16 +159,18 @@ class _ShuffleIter(Iter):
         else:
             self._restore(state)
 
-    def _restore(self, state: dict[str, Any]) -> None:
-        self.start_state = require(state, "in0")
-        t, end, done = (int(require(state, k)) for k in ("emitted", "end", "done"))
+    def _restore(self, state: Fields) -> None:
+        state.only("k", "seeds", "emitted", "end", "done", "in0")
+        in0 = state.child("in0")
+        self.start_state = in0.raw
+        t, end, done = state.int("emitted", 0), state.int("end", 0), state.bool("done")
         order = shuffle_order(self.seeds, self.buffer_size, end if done else None)
         order.advance(t)
         if order.emitted != t or order.end != end:
             raise CheckpointError("the shuffle checkpoint is inconsistent (emitted "
                                   f"{t}, read {end}); it was not written by this pipeline")
         held = order.held().tolist()
-        self.parent = self.node._parent._make_iter(self.start_state)
+        self.parent = self.node._parent._make_iter(in0)
         found = fetch_positions(self.parent, sorted(held), "shuffle")
         rest = order.end - (max(held) + 1 if held else 0)
         if self.parent.skip(rest) != rest:
@@ -231,20 +234,28 @@ class SeedGenerator:
         return [self._seed, self._seed2] if self._seeded else "unseeded"
 
     def _pins_of(self, k: int) -> dict[str, Any]:
+        """The fields of a cursor or view pins that recreate iteration ``k``."""
         pins: dict[str, Any] = {"k": k}
         if not self._seeded:
             pins["seeds"] = [self._seed, self._seed2]
         return pins
 
-    def _take_iteration(self, pins: dict[str, Any] | None) -> int:
+    def _take_iteration(self, pins: Fields | None) -> int:
+        """The iteration a new iterator reads: the next one, or the one ``pins`` say."""
         if pins is None:
             k = self.iterations_started
         else:
-            k = int(require(pins, "k"))
-            if not self._seeded and "seeds" in pins:
-                self._seed, self._seed2 = (int(s) for s in pins["seeds"])
+            k = pins.int("k", 0, MAX_ITERATION)
+            self._read_seeds(pins)
         self.iterations_started = k + 1
         return k
+
+    def _read_seeds(self, fields: Fields) -> None:
+        """An unseeded generator takes the seeds a checkpoint drew (a seeded one has none)."""
+        if not self._seeded and fields.has("seeds"):
+            self._seed, self._seed2 = fields.ints("seeds", 0, 2**64 - 1, length=2)
+        elif self._seeded and fields.has("seeds"):
+            raise fields.bad("seeds", "absent (this shuffle has fixed seeds)")
 
     def _generator_state(self) -> dict[str, Any]:
         """The seed generator: iterations started (and the seeds when unseeded)."""
@@ -253,10 +264,12 @@ class SeedGenerator:
             out["seeds"] = [self._seed, self._seed2]
         return out
 
-    def _restore_generator(self, saved: dict[str, Any]) -> None:
-        self.iterations_started = int(require(saved, "started"))
-        if not self._seeded and "seeds" in saved:
-            self._seed, self._seed2 = (int(s) for s in saved["seeds"])
+    def _restore_generator(self, saved: Fields) -> None:
+        """Sets the generator to a checkpoint's (:meth:`_generator_state`)."""
+        saved.only("started", "seeds")
+        started = saved.int("started", 0, MAX_ITERATION + 1)
+        self._read_seeds(saved)
+        self.iterations_started = started
 
 
 class ShuffleDataset(SeedGenerator, Dataset):
@@ -295,13 +308,15 @@ class ShuffleDataset(SeedGenerator, Dataset):
     def _has_view(self) -> bool:
         return self._parent._has_view()
 
-    def _make_view(self, pins: Any) -> View:
+    def _make_view(self, pins: Fields | None) -> View:
+        if pins is not None:
+            pins.only("k", "seeds", "in")
         k = self._take_iteration(pins)
-        parent = self._parent._make_view(None if pins is None else pins.get("in"))
+        parent = self._parent._make_view(None if pins is None else pins.opt_nested("in"))
         return _ShuffleView(parent, self._seeds_of(k), self._buffer_size,
                             {**self._pins_of(k), "in": parent.pins()})
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
         return _ShuffleIter(self, self._take_iteration(state), state)

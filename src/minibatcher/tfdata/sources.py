@@ -26,7 +26,7 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..engine.state import require
+from ..state import Fields
 from ..errors import CheckpointError, ConfigError
 from .core import Iter, View
 from .dataset import Dataset
@@ -95,7 +95,7 @@ class SourceDataset(Dataset):
     def _has_view(self) -> bool:
         return True
 
-    def _make_view(self, pins: Any) -> View:
+    def _make_view(self, pins: Fields | None) -> View:
         return SourceView(self.source)
 
     def _cardinality(self) -> int:
@@ -347,5 +347,6 @@ class GeneratorDataset(Dataset):
     def _spec(self) -> dict[str, Any]:
         return {"op": "from_generator", "generator": getattr(self._generator, "__qualname__", "?")}
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
-        return _GeneratorIter(self, 0 if state is None else int(require(state, "consumed")))
+    def _make_iter(self, state: Fields | None) -> Iter:
+        consumed = 0 if state is None else state.only("consumed").int("consumed", 0)
+        return _GeneratorIter(self, consumed)

@@ -16,8 +16,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..engine.state import require
-from .core import INFINITE, UNKNOWN, Iter, View
+from ..state import Fields
+from .core import INFINITE, UNKNOWN, Iter, View, inner_of
 from .dataset import Dataset
 from .structure import call
 
@@ -112,14 +112,13 @@ class MapDataset(_Unary):
     def _spec(self) -> dict[str, Any]:
         return {"op": "map", "fn": _fn_name(self._fn)}
 
-    def _make_view(self, pins: Any) -> View:
+    def _make_view(self, pins: Fields | None) -> View:
         return _MapView(self._parent._make_view(pins), self._fn)
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
-        return _MapIter(self._parent._make_iter(None if state is None else require(state, "in")),
-                        self._fn)
+        return _MapIter(self._parent._make_iter(inner_of(state)), self._fn)
 
     def _cardinality(self) -> int:
         return self._parent._cardinality()
@@ -174,8 +173,8 @@ class FilterDataset(_Unary):
     def _spec(self) -> dict[str, Any]:
         return {"op": "filter", "fn": _fn_name(self._predicate)}
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
-        parent = self._parent._make_iter(None if state is None else require(state, "in"))
+    def _make_iter(self, state: Fields | None) -> Iter:
+        parent = self._parent._make_iter(inner_of(state))
         return _FilterIter(parent, self._predicate)
 
     def _cardinality(self) -> int:
@@ -199,10 +198,10 @@ class PrefetchDataset(_Unary):
     def _spec(self) -> dict[str, Any]:
         return {"op": "prefetch"}
 
-    def _make_view(self, pins: Any) -> View:
+    def _make_view(self, pins: Fields | None) -> View:
         return self._parent._make_view(pins)
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         return self._parent._make_iter(state)
 
     def _cardinality(self) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..state import Fields
 from .core import Iter, View
 from .dataset import Dataset
 from .options import Options, merge_options
@@ -44,10 +45,10 @@ class OptionsDataset(_Unary):
     def _spec(self) -> dict[str, Any]:
         return {"op": "with_options", "deterministic": self._own_options.deterministic}
 
-    def _make_view(self, pins: Any) -> View:
+    def _make_view(self, pins: Fields | None) -> View:
         return self._parent._make_view(pins)
 
-    def _make_iter(self, state: dict[str, Any] | None) -> Iter:
+    def _make_iter(self, state: Fields | None) -> Iter:
         return self._parent._make_iter(state)
 
     def _cardinality(self) -> int:

@@ -43,6 +43,7 @@ import os
 from typing import Any, Mapping, Sequence
 
 from ..errors import CheckpointError, ConfigError
+from ..state import as_fields
 from ..tfdata.philox import iteration_seeds
 from ..tfdata.shuffle import shuffle_order
 from .read_config import InputContext, ReadConfig
@@ -319,7 +320,8 @@ def _order_of(count: int, rc: ReadConfig, shuffle_files: bool,
     if ("shuffle" in walk.before) != bool(shuffle_files):
         raise ConfigError(f"the states were taken with shuffle_files={not shuffle_files}, but "
                           f"shuffle_files={shuffle_files} was given")
-    view = instruction_order(count, rc, shuffle_files)._make_view(walk.cursor["in"]["pins"])
+    pins = as_fields(walk.cursor["in"]["pins"], "interleave.in.pins")
+    view = instruction_order(count, rc, shuffle_files)._make_view(pins)
     return [int(i) for i in view.read(0, len(view))]
 
 

@@ -32,7 +32,7 @@ from ...engine.enumerator import UNLIMITED, Selection
 from ...engine.minibatch import Minibatch
 from ...engine.packers import Reader, SequencePacker
 from ...engine.source import MinibatchSource
-from ...engine.state import Fingerprint
+from ...state import Fingerprint
 from ...errors import ConfigError
 
 

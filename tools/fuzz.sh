@@ -50,7 +50,7 @@ declare -A sources=(
   [ctf_fuzz]="cpp/fuzz/ctf_fuzz.cc cpp/ctf/indexer.cc cpp/ctf/parser.cc"
   [randomizer_fuzz]="cpp/fuzz/randomizer_fuzz.cc cpp/engine/block_randomizer.cc"
   [text_fuzz]="cpp/fuzz/text_fuzz.cc cpp/text/tokens.cc cpp/tfdata/shuffle.cc"
-  [tfrecord_fuzz]="cpp/fuzz/tfrecord_fuzz.cc cpp/tfrecord/crc32c.cc cpp/tfrecord/records.cc cpp/tfrecord/example.cc"
+  [tfrecord_fuzz]="cpp/fuzz/tfrecord_fuzz.cc cpp/tfrecord/crc32c.cc cpp/tfrecord/records.cc cpp/tfrecord/example.cc cpp/tfrecord/example_sequence.cc"
   [htk_fuzz]="cpp/fuzz/htk_fuzz.cc cpp/htk/scp.cc cpp/htk/mlf.cc cpp/htk/features.cc"
   [engine_fuzz]="cpp/fuzz/engine_fuzz.cc cpp/engine/select.cc cpp/engine/gather.cc"
 )

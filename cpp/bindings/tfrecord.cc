@@ -145,37 +145,66 @@ uint32_t crc(Bytes data, uint32_t initial, bool portable) {
                   : mb::tfrecord::crc32c_extend(initial, data.data(), data.shape(0));
 }
 
-nb::dict decode(Bytes data, Ends ends, const std::vector<std::string>& names,
-                const std::vector<int>& kinds) {
+std::vector<mb::tfrecord::FeatureSpec> feature_specs(const std::vector<std::string>& names,
+                                                    const std::vector<int>& kinds) {
   require(names.size() == kinds.size(), "names and kinds should have the same length");
   std::vector<mb::tfrecord::FeatureSpec> specs;
   for (size_t k = 0; k < names.size(); ++k) {
     require(kinds[k] >= 1 && kinds[k] <= 3, "kinds should be 1 (bytes), 2 (float) or 3 (int64)");
     specs.push_back({names[k], mb::tfrecord::Kind(kinds[k])});
   }
+  return specs;
+}
+
+std::vector<mb::tfrecord::RecordSpan> spans_of(const Bytes& data, const Ends& ends) {
+  std::vector<mb::tfrecord::RecordSpan> spans(ends.shape(0));
   int64_t prev = 0;
   for (size_t i = 0; i < ends.shape(0); ++i) {
     require(ends.data()[i] >= prev && uint64_t(ends.data()[i]) <= data.shape(0),
             "ends should be non-decreasing offsets inside data");
+    spans[i] = {data.data() + prev, size_t(ends.data()[i] - prev)};
     prev = ends.data()[i];
   }
-  mb::tfrecord::DecodeResult r;
-  {
-    nb::gil_scoped_release release;
-    r = mb::tfrecord::decode_examples(data.data(), ends.data(), ends.shape(0), specs);
+  return spans;
+}
+
+// Spans over the bytes objects of a list or tuple; `keep` holds a reference to
+// each, so the bytes stay alive while the GIL is released.
+std::vector<mb::tfrecord::RecordSpan> spans_of(nb::handle records, std::vector<nb::object>* keep) {
+  nb::object seq = nb::steal(PySequence_Fast(records.ptr(), "records should be a sequence"));
+  if (!seq.is_valid()) throw nb::python_error();
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+  PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
+  std::vector<mb::tfrecord::RecordSpan> spans(static_cast<size_t>(n));
+  keep->reserve(size_t(n) + 1);
+  keep->push_back(seq);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!PyBytes_Check(items[i])) throw nb::type_error("records should be bytes objects");
+    keep->push_back(nb::borrow(items[i]));
+    spans[size_t(i)] = {reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(items[i])),
+                        size_t(PyBytes_GET_SIZE(items[i]))};
   }
+  return spans;
+}
+
+nb::dict column(mb::tfrecord::FeatureValues& f, mb::tfrecord::Kind kind, bool sequence) {
+  nb::dict d;
+  d["counts"] = numpy(std::move(f.counts));
+  if (sequence) d["steps"] = numpy(std::move(f.steps));
+  if (kind == mb::tfrecord::Kind::kInt64) d["values"] = numpy(std::move(f.ints));
+  if (kind == mb::tfrecord::Kind::kFloat) d["values"] = numpy(std::move(f.floats));
+  if (kind == mb::tfrecord::Kind::kBytes) {
+    d["values"] = numpy(std::move(f.bytes));
+    d["byte_ends"] = numpy(std::move(f.byte_ends));
+  }
+  return d;
+}
+
+nb::dict result_dict(mb::tfrecord::DecodeResult& r,
+                     const std::vector<mb::tfrecord::FeatureSpec>& specs, size_t n_context) {
   nb::list features;
   for (size_t k = 0; k < r.features.size(); ++k) {
-    auto& f = r.features[k];
-    nb::dict d;
-    d["counts"] = numpy(std::move(f.counts));
-    if (specs[k].kind == mb::tfrecord::Kind::kInt64) d["values"] = numpy(std::move(f.ints));
-    if (specs[k].kind == mb::tfrecord::Kind::kFloat) d["values"] = numpy(std::move(f.floats));
-    if (specs[k].kind == mb::tfrecord::Kind::kBytes) {
-      d["values"] = numpy(std::move(f.bytes));
-      d["byte_ends"] = numpy(std::move(f.byte_ends));
-    }
-    features.append(d);
+    features.append(column(r.features[k], specs[k].kind, k >= n_context));
   }
   nb::dict out;
   out["features"] = features;
@@ -183,7 +212,82 @@ nb::dict decode(Bytes data, Ends ends, const std::vector<std::string>& names,
   out["error"] = int(r.error);
   out["error_record"] = r.error_record;
   out["error_feature"] = r.error_feature;
+  out["error_step"] = r.error_step;
   out["error_kind"] = int(r.error_kind);
+  return out;
+}
+
+nb::dict decode_spans(const std::vector<mb::tfrecord::RecordSpan>& spans,
+                      const std::vector<std::string>& names, const std::vector<int>& kinds,
+                      bool strict) {
+  const auto specs = feature_specs(names, kinds);
+  mb::tfrecord::DecodeResult r;
+  {
+    nb::gil_scoped_release release;
+    r = mb::tfrecord::decode_examples(spans.data(), spans.size(), specs, strict);
+  }
+  return result_dict(r, specs, specs.size());
+}
+
+nb::dict decode(Bytes data, Ends ends, const std::vector<std::string>& names,
+                const std::vector<int>& kinds, bool strict) {
+  return decode_spans(spans_of(data, ends), names, kinds, strict);
+}
+
+nb::dict decode_records(nb::handle records, const std::vector<std::string>& names,
+                        const std::vector<int>& kinds, bool strict) {
+  std::vector<nb::object> keep;
+  return decode_spans(spans_of(records, &keep), names, kinds, strict);
+}
+
+nb::dict decode_sequence_spans(const std::vector<mb::tfrecord::RecordSpan>& spans,
+                               const std::vector<std::string>& cnames,
+                               const std::vector<int>& ckinds,
+                               const std::vector<std::string>& snames,
+                               const std::vector<int>& skinds) {
+  const auto context = feature_specs(cnames, ckinds);
+  const auto sequence = feature_specs(snames, skinds);
+  mb::tfrecord::DecodeResult r;
+  {
+    nb::gil_scoped_release release;
+    r = mb::tfrecord::decode_sequence_examples(spans.data(), spans.size(), context, sequence);
+  }
+  auto all = context;
+  all.insert(all.end(), sequence.begin(), sequence.end());
+  return result_dict(r, all, context.size());
+}
+
+nb::dict decode_sequence(Bytes data, Ends ends, const std::vector<std::string>& cnames,
+                         const std::vector<int>& ckinds, const std::vector<std::string>& snames,
+                         const std::vector<int>& skinds) {
+  return decode_sequence_spans(spans_of(data, ends), cnames, ckinds, snames, skinds);
+}
+
+nb::dict decode_sequence_records(nb::handle records, const std::vector<std::string>& cnames,
+                                 const std::vector<int>& ckinds,
+                                 const std::vector<std::string>& snames,
+                                 const std::vector<int>& skinds) {
+  std::vector<nb::object> keep;
+  return decode_sequence_spans(spans_of(records, &keep), cnames, ckinds, snames, skinds);
+}
+
+// bytes objects for values [lo, hi) of a bytes column (data, ends).
+nb::list split_bytes(Bytes data, Ends ends, int64_t lo, int64_t hi) {
+  require(0 <= lo && lo <= hi && uint64_t(hi) <= ends.shape(0), "lo/hi lie outside ends");
+  nb::list out;
+  PyObject* list = PyList_New(Py_ssize_t(hi - lo));
+  if (list == nullptr) throw nb::python_error();
+  out = nb::steal<nb::list>(list);
+  int64_t start = lo ? ends.data()[lo - 1] : 0;
+  for (int64_t j = lo; j < hi; ++j) {
+    const int64_t stop = ends.data()[j];
+    require(start <= stop && uint64_t(stop) <= data.shape(0), "ends should be offsets in data");
+    PyObject* b = PyBytes_FromStringAndSize(reinterpret_cast<const char*>(data.data()) + start,
+                                            Py_ssize_t(stop - start));
+    if (b == nullptr) throw nb::python_error();
+    PyList_SET_ITEM(list, Py_ssize_t(j - lo), b);
+    start = stop;
+  }
   return out;
 }
 
@@ -198,5 +302,12 @@ void bind_tfrecord(nb::module_& m) {
   m.def("tfrecord_frame_many", &frame_many, "data"_a, "ends"_a);
   m.def("crc32c", &crc, "data"_a, "initial"_a = 0, "portable"_a = false);
   m.def("crc32c_hardware", &mb::tfrecord::crc32c_hardware);
-  m.def("example_decode", &decode, "data"_a, "ends"_a, "names"_a, "kinds"_a);
+  m.def("example_decode", &decode, "data"_a, "ends"_a, "names"_a, "kinds"_a, "strict"_a = false);
+  m.def("example_decode_records", &decode_records, "records"_a, "names"_a, "kinds"_a,
+        "strict"_a = false);
+  m.def("sequence_example_decode", &decode_sequence, "data"_a, "ends"_a, "context_names"_a,
+        "context_kinds"_a, "sequence_names"_a, "sequence_kinds"_a);
+  m.def("sequence_example_decode_records", &decode_sequence_records, "records"_a,
+        "context_names"_a, "context_kinds"_a, "sequence_names"_a, "sequence_kinds"_a);
+  m.def("split_bytes", &split_bytes, "data"_a, "ends"_a, "lo"_a, "hi"_a);
 }

@@ -3,7 +3,8 @@
 //
 // Input layout: a 4-byte header, then the bytes.
 //   h[0] bit0 verify data CRCs, bit1 skip bad records, bit2 decode the bytes as
-//        Examples instead of framing them
+//        Examples instead of framing them, bit3 TF's strict kind rules, bit4 decode
+//        SequenceExamples (context a, b; feature lists c, a), bit5 through spans
 //   h[1] max_records = h[1] % 9 - 1 (-1: no limit)
 //   h[2] max_bytes = h[2] < 128 ? h[2] : -1
 //   h[3] kinds of the three decoded features a, b, c (2 bits each, 0 -> 1)
@@ -56,6 +57,36 @@ void fuzz_framing(const uint8_t* d, size_t n, const uint8_t* h) {
   check(crc32c_portable(0, d, n) == crc32c_extend(0, d, n));
 }
 
+// Counts and values agree: every present count is covered by values, byte
+// ends are increasing offsets inside the bytes.
+void check_column(const FeatureValues& f, Kind kind, size_t rows) {
+  check(f.counts.size() == rows);
+  int64_t total = 0;
+  for (int64_t c : f.counts) {
+    check(c >= -1);
+    total += c > 0 ? c : 0;
+  }
+  if (kind == Kind::kInt64) check(int64_t(f.ints.size()) == total);
+  if (kind == Kind::kFloat) check(int64_t(f.floats.size()) == total);
+  if (kind == Kind::kBytes) {
+    check(int64_t(f.byte_ends.size()) == total);
+    for (size_t j = 0; j < f.byte_ends.size(); ++j) {
+      check(f.byte_ends[j] >= (j ? f.byte_ends[j - 1] : 0));
+      check(uint64_t(f.byte_ends[j]) <= f.bytes.size());
+    }
+    check(f.byte_ends.empty() ? f.bytes.empty() : uint64_t(f.byte_ends.back()) == f.bytes.size());
+  }
+}
+
+std::vector<FeatureSpec> specs_from(uint8_t bits, const char* const* names) {
+  std::vector<FeatureSpec> specs;
+  for (int k = 0; k < 2 + (names[2] != nullptr); ++k) {
+    const int kind = (bits >> (2 * k)) & 3;
+    specs.push_back({names[k], Kind(kind == 0 ? 1 : kind)});
+  }
+  return specs;
+}
+
 void fuzz_examples(const uint8_t* d, size_t n, const uint8_t* h) {
   // Split the bytes into records at each 0xFF byte.
   std::vector<int64_t> ends;
@@ -63,29 +94,45 @@ void fuzz_examples(const uint8_t* d, size_t n, const uint8_t* h) {
     if (d[i] == 0xFF) ends.push_back(int64_t(i));
   }
   ends.push_back(int64_t(n));
-  std::vector<FeatureSpec> specs;
-  const char* names[] = {"a", "b", "c"};
-  for (int k = 0; k < 3; ++k) {
-    const int kind = (h[3] >> (2 * k)) & 3;
-    specs.push_back({names[k], Kind(kind == 0 ? 1 : kind)});
+  std::vector<RecordSpan> spans;
+  int64_t start = 0;
+  for (int64_t e : ends) {
+    spans.push_back({d + start, size_t(e - start)});
+    start = e;
   }
-  const DecodeResult r = decode_examples(d, ends.data(), ends.size(), specs);
+  const bool strict = h[0] & 8;
+  static const char* const kExample[] = {"a", "b", "c"};
+  static const char* const kContext[] = {"a", "b", nullptr};
+  static const char* const kLists[] = {"c", "a", nullptr};
+  if (h[0] & 16) {
+    const auto context = specs_from(h[3], kContext);
+    const auto lists = specs_from(uint8_t(h[3] >> 4), kLists);
+    const DecodeResult r = decode_sequence_examples(spans.data(), spans.size(), context, lists);
+    check((r.error == DecodeError::kNone) == (r.records == int64_t(spans.size())));
+    for (size_t k = 0; k < context.size(); ++k) {
+      check_column(r.features[k], context[k].kind, size_t(r.records));
+    }
+    for (size_t k = 0; k < lists.size(); ++k) {
+      const FeatureValues& f = r.features[context.size() + k];
+      check(f.steps.size() == size_t(r.records));
+      size_t steps = 0;
+      for (int64_t s : f.steps) steps += s > 0 ? size_t(s) : 0;
+      check_column(f, lists[k].kind, steps);
+      for (int64_t c : f.counts) check(c >= 0);
+    }
+    return;
+  }
+  const auto specs = specs_from(h[3], kExample);
+  const DecodeResult r = (h[0] & 32)
+      ? decode_examples(spans.data(), spans.size(), specs, strict)
+      : decode_examples(d, ends.data(), ends.size(), specs, strict);
   check(r.records <= int64_t(ends.size()));
   check((r.error == DecodeError::kNone) == (r.records == int64_t(ends.size())));
-  for (size_t k = 0; k < specs.size(); ++k) {
-    const FeatureValues& f = r.features[k];
-    check(f.counts.size() == size_t(r.records));
-    int64_t total = 0;
-    for (int64_t c : f.counts) total += c > 0 ? c : 0;
-    if (specs[k].kind == Kind::kInt64) check(int64_t(f.ints.size()) >= total);
-    if (specs[k].kind == Kind::kFloat) check(int64_t(f.floats.size()) >= total);
-    if (specs[k].kind == Kind::kBytes) {
-      check(int64_t(f.byte_ends.size()) >= total);
-      for (size_t j = 0; j < f.byte_ends.size(); ++j) {
-        check(f.byte_ends[j] >= (j ? f.byte_ends[j - 1] : 0));
-        check(uint64_t(f.byte_ends[j]) <= f.bytes.size());
-      }
-    }
+  for (size_t k = 0; k < specs.size(); ++k) check_column(r.features[k], specs[k].kind,
+                                                         size_t(r.records));
+  if (strict) {  // strict rules only ever refuse more, never decode differently
+    const DecodeResult lenient = decode_examples(d, ends.data(), ends.size(), specs, false);
+    check(lenient.records >= r.records);
   }
 }
 

@@ -2,166 +2,95 @@
 
 #include <cstring>
 #include <string_view>
-#include <unordered_map>
+
+#include "example_wire.h"
 
 namespace mb::tfrecord {
-namespace {
+namespace wire {
 
-struct Span {
-  const uint8_t* p;
-  size_t n;
-};
-
-// A cursor over one message; every read checks bounds.
-struct Reader {
-  const uint8_t* p;
-  const uint8_t* end;
-
-  bool done() const { return p >= end; }
-
-  bool varint(uint64_t* out) {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-      if (p >= end) return false;
-      const uint8_t b = *p++;
-      if (shift < 64) v |= uint64_t(b & 0x7F) << shift;
-      if ((b & 0x80) == 0) {
-        *out = v;
-        return true;
-      }
-    }
-    return false;  // more than 10 bytes
+bool Reader::skip(uint32_t wire) {
+  uint64_t v;
+  Span s;
+  switch (wire) {
+    case 0: return varint(&v);
+    case 1: if (end - p < 8) return false; p += 8; return true;
+    case 2: return bytes(&s);
+    case 5: if (end - p < 4) return false; p += 4; return true;
+    default: return false;  // groups (3, 4) and invalid wire types
   }
+}
 
-  bool tag(uint32_t* field, uint32_t* wire) {
-    uint64_t t;
-    if (!varint(&t)) return false;
-    *field = uint32_t(t >> 3);
-    *wire = uint32_t(t & 7);
-    return (t >> 3) >= 1 && (t >> 3) <= 0x1FFFFFFF;
-  }
-
-  bool bytes(Span* out) {
-    uint64_t n;
-    if (!varint(&n) || n > uint64_t(end - p)) return false;
-    *out = {p, size_t(n)};
-    p += n;
-    return true;
-  }
-
-  bool skip(uint32_t wire) {
-    uint64_t v;
-    Span s;
-    switch (wire) {
-      case 0: return varint(&v);
-      case 1: if (end - p < 8) return false; p += 8; return true;
-      case 2: return bytes(&s);
-      case 5: if (end - p < 4) return false; p += 4; return true;
-      default: return false;  // groups (3, 4) and invalid wire types
+bool parse_feature(Span s, FeatureState* f) {
+  Reader r{s.p, s.p + s.n};
+  while (!r.done()) {
+    uint32_t field, wire;
+    if (!r.tag(&field, &wire)) return false;
+    if (field >= 1 && field <= 3 && wire == 2) {
+      Span list;
+      if (!r.bytes(&list)) return false;
+      const Kind k = Kind(field);
+      if (k != f->kind) f->lists.clear();
+      f->kind = k;
+      f->lists.push_back(list);
+    } else if (!r.skip(wire)) {
+      return false;
     }
   }
-};
+  return true;
+}
 
-// The state of one Feature while its (possibly repeated) serializations merge.
-struct FeatureState {
-  Kind kind = Kind::kNone;
-  std::vector<Span> lists;
-  bool present = false;
-};
-
-class Decoder {
- public:
-  explicit Decoder(const std::vector<FeatureSpec>& specs) : specs_(specs), state_(specs.size()) {
-    for (size_t i = 0; i < specs.size(); ++i) index_[std::string_view(specs[i].name)] = int(i);
-  }
-
-  bool parse_example(Span rec) {
-    for (auto& s : state_) s = FeatureState{};
-    Reader r{rec.p, rec.p + rec.n};
-    while (!r.done()) {
-      uint32_t field, wire;
-      if (!r.tag(&field, &wire)) return false;
-      if (field == 1 && wire == 2) {
-        Span features;
-        if (!r.bytes(&features) || !parse_features(features)) return false;
-      } else if (!r.skip(wire)) {
-        return false;
-      }
+// A map entry: key = 1, value = 2. Repeated keys: the last wins; repeated values merge.
+bool parse_entry(Span s, Span* key, std::vector<Span>* values) {
+  Reader r{s.p, s.p + s.n};
+  *key = Span{s.p, 0};
+  values->clear();
+  while (!r.done()) {
+    uint32_t field, wire;
+    if (!r.tag(&field, &wire)) return false;
+    Span v;
+    if (field == 1 && wire == 2) {
+      if (!r.bytes(key)) return false;
+    } else if (field == 2 && wire == 2) {
+      if (!r.bytes(&v)) return false;
+      values->push_back(v);
+    } else if (!r.skip(wire)) {
+      return false;
     }
-    return true;
   }
+  return true;
+}
 
-  const FeatureState& state(size_t i) const { return state_[i]; }
+FeaturesParser::FeaturesParser(const std::vector<FeatureSpec>& specs) : state_(specs.size()) {
+  for (size_t i = 0; i < specs.size(); ++i) index_[std::string_view(specs[i].name)] = int(i);
+}
 
- private:
-  bool parse_features(Span s) {
-    Reader r{s.p, s.p + s.n};
-    while (!r.done()) {
-      uint32_t field, wire;
-      if (!r.tag(&field, &wire)) return false;
-      if (field == 1 && wire == 2) {
-        Span entry;
-        if (!r.bytes(&entry) || !parse_entry(entry)) return false;
-      } else if (!r.skip(wire)) {
-        return false;
-      }
+void FeaturesParser::reset() {
+  for (auto& s : state_) s = FeatureState{};
+}
+
+bool FeaturesParser::parse_features(Span s) {
+  Reader r{s.p, s.p + s.n};
+  while (!r.done()) {
+    uint32_t field, wire;
+    if (!r.tag(&field, &wire)) return false;
+    if (field != 1 || wire != 2) {
+      if (!r.skip(wire)) return false;
+      continue;
     }
-    return true;
-  }
-
-  // A map entry: key = 1, value = 2. Repeated keys: the last wins; repeated
-  // values merge. The entry replaces any earlier entry with the same key.
-  bool parse_entry(Span s) {
-    Reader r{s.p, s.p + s.n};
-    Span key{s.p, 0};
-    values_.clear();
-    while (!r.done()) {
-      uint32_t field, wire;
-      if (!r.tag(&field, &wire)) return false;
-      Span v;
-      if (field == 1 && wire == 2) {
-        if (!r.bytes(&key)) return false;
-      } else if (field == 2 && wire == 2) {
-        if (!r.bytes(&v)) return false;
-        values_.push_back(v);
-      } else if (!r.skip(wire)) {
-        return false;
-      }
-    }
-    FeatureState merged;
+    Span entry, key;
+    if (!r.bytes(&entry) || !parse_entry(entry, &key, &values_)) return false;
+    FeatureState merged;  // the entry replaces any earlier entry with the same key
     merged.present = true;
     for (const Span& v : values_) {
       if (!parse_feature(v, &merged)) return false;
     }
     auto it = index_.find(std::string_view(reinterpret_cast<const char*>(key.p), key.n));
     if (it != index_.end()) state_[size_t(it->second)] = std::move(merged);
-    return true;
   }
+  return true;
+}
 
-  static bool parse_feature(Span s, FeatureState* f) {
-    Reader r{s.p, s.p + s.n};
-    while (!r.done()) {
-      uint32_t field, wire;
-      if (!r.tag(&field, &wire)) return false;
-      if (field >= 1 && field <= 3 && wire == 2) {
-        Span list;
-        if (!r.bytes(&list)) return false;
-        const Kind k = Kind(field);
-        if (k != f->kind) f->lists.clear();
-        f->kind = k;
-        f->lists.push_back(list);
-      } else if (!r.skip(wire)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  const std::vector<FeatureSpec>& specs_;
-  std::vector<FeatureState> state_;
-  std::unordered_map<std::string_view, int> index_;
-  std::vector<Span> values_;
-};
+namespace {
 
 // Appends the values of one list message; returns the count or -1 if malformed.
 int64_t emit_list(Span s, Kind kind, FeatureValues* out) {
@@ -220,54 +149,136 @@ int64_t emit_list(Span s, Kind kind, FeatureValues* out) {
 
 }  // namespace
 
-DecodeResult decode_examples(const uint8_t* data, const int64_t* ends, size_t n,
-                             const std::vector<FeatureSpec>& specs) {
+Emit emit_feature(const FeatureState& st, Kind want, bool strict, FeatureValues* out,
+                  int64_t* count) {
+  *count = 0;
+  if (st.kind != Kind::kNone && st.kind != want) {
+    if (strict) return Emit::kKindMismatch;
+    for (const Span& l : st.lists) {  // an empty list of another kind is fine
+      FeatureValues scratch;
+      const int64_t c = emit_list(l, st.kind, &scratch);
+      if (c < 0) return Emit::kMalformed;
+      *count += c;
+    }
+    return *count > 0 ? Emit::kKindMismatch : Emit::kOk;
+  }
+  for (const Span& l : st.lists) {
+    const int64_t c = emit_list(l, want, out);
+    if (c < 0) return Emit::kMalformed;
+    *count += c;
+  }
+  return Emit::kOk;
+}
+
+
+void remember(const std::vector<FeatureValues>& features, std::vector<size_t>* sizes) {
+  sizes->clear();
+  for (const FeatureValues& v : features) {
+    sizes->insert(sizes->end(), {v.counts.size(), v.steps.size(), v.ints.size(), v.floats.size(),
+                                 v.bytes.size(), v.byte_ends.size()});
+  }
+}
+
+void truncate(std::vector<FeatureValues>& features, const std::vector<size_t>& sizes) {
+  for (size_t k = 0; k < features.size(); ++k) {
+    FeatureValues& v = features[k];
+    const size_t* s = sizes.data() + 6 * k;
+    v.counts.resize(s[0]);
+    v.steps.resize(s[1]);
+    v.ints.resize(s[2]);
+    v.floats.resize(s[3]);
+    v.bytes.resize(s[4]);
+    v.byte_ends.resize(s[5]);
+  }
+}
+
+}  // namespace wire
+
+namespace {
+
+using wire::Span;
+
+struct Failure {
+  DecodeError error;
+  int64_t feature;
+  int64_t step;
+  Kind kind;
+};
+
+DecodeResult& fail_at(DecodeResult& result, size_t i, const Failure& f) {
+  result.error = f.error;
+  result.error_record = int64_t(i);
+  result.error_feature = f.feature;
+  result.error_step = f.step;
+  result.error_kind = f.kind;
+  return result;
+}
+
+// Parses one Example and appends its features; false (and `f`) on a bad record.
+bool decode_one(Span rec, wire::FeaturesParser& parser, const std::vector<FeatureSpec>& specs,
+                bool strict, std::vector<FeatureValues>& out, Failure* f) {
+  parser.reset();
+  wire::Reader r{rec.p, rec.p + rec.n};
+  while (!r.done()) {
+    uint32_t field, wire;
+    Span features;
+    const bool ok = r.tag(&field, &wire) &&
+                    (field == 1 && wire == 2 ? r.bytes(&features) && parser.parse_features(features)
+                                             : r.skip(wire));
+    if (!ok) {
+      *f = {DecodeError::kMalformed, -1, -1, Kind::kNone};
+      return false;
+    }
+  }
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const wire::FeatureState& st = parser.state(k);
+    if (!st.present || (strict && st.kind == Kind::kNone)) {
+      out[k].counts.push_back(-1);
+      continue;
+    }
+    int64_t count = 0;
+    const wire::Emit e = wire::emit_feature(st, specs[k].kind, strict, &out[k], &count);
+    if (e != wire::Emit::kOk) {
+      *f = {e == wire::Emit::kMalformed ? DecodeError::kMalformed : DecodeError::kKindMismatch,
+            int64_t(k), -1, st.kind};
+      return false;
+    }
+    out[k].counts.push_back(count);
+  }
+  return true;
+}
+
+}  // namespace
+
+DecodeResult decode_examples(const RecordSpan* records, size_t n,
+                             const std::vector<FeatureSpec>& specs, bool strict) {
   DecodeResult result;
   result.features.resize(specs.size());
   for (auto& f : result.features) f.counts.reserve(n);
-  Decoder decoder(specs);
-  int64_t start = 0;
+  wire::FeaturesParser parser(specs);
+  std::vector<size_t> sizes;
   for (size_t i = 0; i < n; ++i) {
-    const Span rec{data + start, size_t(ends[i] - start)};
-    start = ends[i];
-    auto fail = [&](DecodeError e, int64_t feature, Kind kind, const char* detail) {
-      result.error = e;
-      result.error_record = int64_t(i);
-      result.error_feature = feature;
-      result.error_kind = kind;
-      result.error_detail = detail;
-      for (auto& f : result.features) f.counts.resize(i);  // drop this record's partial output
-      return result;
-    };
-    if (!decoder.parse_example(rec)) return fail(DecodeError::kMalformed, -1, Kind::kNone, "");
-    for (size_t k = 0; k < specs.size(); ++k) {
-      const FeatureState& st = decoder.state(k);
-      FeatureValues& out = result.features[k];
-      if (!st.present) {
-        out.counts.push_back(-1);
-        continue;
-      }
-      int64_t count = 0;
-      if (st.kind != Kind::kNone && st.kind != specs[k].kind) {
-        for (const Span& l : st.lists) {  // an empty list of another kind is fine
-          FeatureValues scratch;
-          const int64_t c = emit_list(l, st.kind, &scratch);
-          if (c < 0) return fail(DecodeError::kMalformed, int64_t(k), st.kind, "list");
-          count += c;
-        }
-        if (count > 0) return fail(DecodeError::kKindMismatch, int64_t(k), st.kind, "");
-      } else {
-        for (const Span& l : st.lists) {
-          const int64_t c = emit_list(l, specs[k].kind, &out);
-          if (c < 0) return fail(DecodeError::kMalformed, int64_t(k), st.kind, "list");
-          count += c;
-        }
-      }
-      out.counts.push_back(count);
+    wire::remember(result.features, &sizes);
+    Failure f{};
+    if (!decode_one(Span{records[i].p, records[i].n}, parser, specs, strict, result.features,
+                    &f)) {
+      wire::truncate(result.features, sizes);
+      return fail_at(result, i, f);
     }
     result.records = int64_t(i) + 1;
   }
   return result;
+}
+
+DecodeResult decode_examples(const uint8_t* data, const int64_t* ends, size_t n,
+                             const std::vector<FeatureSpec>& specs, bool strict) {
+  std::vector<RecordSpan> spans(n);
+  int64_t start = 0;
+  for (size_t i = 0; i < n; ++i) {
+    spans[i] = {data + start, size_t(ends[i] - start)};
+    start = ends[i];
+  }
+  return decode_examples(spans.data(), n, specs, strict);
 }
 
 }  // namespace mb::tfrecord

@@ -15,17 +15,25 @@ Example:
     True
 """
 
+from . import errors, io
 from .core import INFINITE as INFINITE_CARDINALITY
 from .core import UNKNOWN as UNKNOWN_CARDINALITY
 from .dataset import AUTOTUNE, Dataset
+from .dtypes import DType, as_dtype, bool_, complex64, complex128, double, float16, float32
+from .dtypes import float64, half, int8, int16, int32, int64, string, uint8, uint16, uint32
+from .dtypes import uint64
+from .ragged_tensor import RaggedTensor
 from .iterator import DatasetIterator
 from .options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions, DistributeOptions,
                       ExternalStatePolicy, OptimizationOptions, Options, ServiceOptions,
                       ThreadingOptions)
 from .seeds import get_seed, global_seed, random_seed_scope, set_random_seed
 from .sources import ConcatSource, RecordSource, SourceDataset
+from .sparse_tensor import SparseTensor
 from .text import TextLineDataset, TextLineSource
 from .tfrecord import TFRecordDataset
+
+bool = bool_  # noqa: A001  (tf.bool; the builtin is not used in this module)
 
 __all__ = [
     "AUTOTUNE",
@@ -52,4 +60,30 @@ __all__ = [
     "global_seed",
     "random_seed_scope",
     "set_random_seed",
+]
+
+__all__ += [  # TF's dtype names, composite values, tf.io and tf.errors
+    "DType",
+    "RaggedTensor",
+    "SparseTensor",
+    "as_dtype",
+    "bool",
+    "complex64",
+    "complex128",
+    "double",
+    "errors",
+    "float16",
+    "float32",
+    "float64",
+    "half",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "io",
+    "string",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
 ]

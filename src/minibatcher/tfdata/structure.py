@@ -21,6 +21,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import FormatError
+from .ragged_tensor import RaggedTensor
+from .sparse_tensor import SparseTensor
 
 
 def is_structure(value: Any) -> bool:
@@ -149,7 +151,7 @@ def to_leaf(value: Any) -> Any:
         >>> to_leaf("é"), to_leaf(3).dtype
         (b'\\xc3\\xa9', dtype('int32'))
     """
-    if isinstance(value, bytes):
+    if isinstance(value, (bytes, SparseTensor, RaggedTensor)):
         return value
     if isinstance(value, str):
         return value.encode("utf-8")
@@ -171,7 +173,15 @@ def stack_leaves(values: list[Any], component: int) -> np.ndarray:
         [1, 2]
         >>> stack_leaves([b"a", b"bc"], 0).dtype
         dtype('O')
+        >>> stack_leaves([SparseTensor([[1]], [5], [2])] * 2, 0).dense_shape.tolist()
+        [2, 2]
     """
+    if isinstance(values[0], (SparseTensor, RaggedTensor)):  # TF batches them as composites
+        kind = type(values[0])
+        if not all(isinstance(v, kind) for v in values):
+            raise FormatError(f"Cannot batch component {component}: it holds {kind.__name__}s "
+                              "and other values")
+        return kind.stack(values)
     if isinstance(values[0], bytes):
         out = np.empty(len(values), dtype=object)
         out[:] = values

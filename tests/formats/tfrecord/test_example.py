@@ -110,3 +110,11 @@ def test_generic_decode_and_encode_errors() -> None:
         encode_example({"x": []})
     with pytest.raises(FormatError, match="not a valid tf.train.Example"):
         decode_example(b"\x0a\x09")
+
+
+def test_typed_empty_string_array_encodes_an_empty_bytes_list() -> None:
+    # the error message for [] recommends np.zeros(0, 'S'); it used to fail the same way
+    cls = example_class()
+    theirs = to_proto(cls, {"s": ("bytes_list", [])})
+    assert encode_example({"s": np.zeros(0, "S")}) == theirs
+    assert encode_example({"s": np.array([], "U3")}) == theirs

@@ -164,6 +164,8 @@ def kind_of(values: Any) -> tuple[int, Any]:
         values = [values]
     if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
         return (FLOAT if values.dtype.kind == "f" else INT64), values.ravel()
+    if isinstance(values, np.ndarray) and values.dtype.kind in "SU" and not values.size:
+        return BYTES, []  # a typed empty array of strings: an empty bytes_list
     if not isinstance(values, list):
         values = list(np.asarray(values, dtype=object).ravel())
     if not values:

@@ -1,0 +1,203 @@
+"""Parsed features of a block of N records, one column per feature (what
+:func:`~minibatcher.tfdata.io.parse_example_columns` returns).
+
+Every column has ``len(col)`` (N), ``col.row(i)`` (what ``parse_single_example`` gives for
+record i) and ``col.batch(lo, hi)`` (what ``parse_example`` gives for records ``lo..hi-1``),
+so a block executor can hand out single elements or whole batches from one native parse.
+
+Example:
+    >>> col = SparseColumn(np.array([5, 6, 7]), np.array([0, 2, 2, 3]))
+    >>> col.row(0)
+    SparseTensor(indices=[[0], [1]], values=[5, 6], dense_shape=[2])
+    >>> col.batch(1, 3)
+    SparseTensor(indices=[[1, 0]], values=[7], dense_shape=[2, 1])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from ..ragged_tensor import RaggedTensor, _slice
+from ..sparse_tensor import SparseTensor
+
+
+def _scalar(value: Any) -> Any:
+    return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
+
+
+@dataclasses.dataclass(frozen=True)
+class DenseColumn:
+    """A ``FixedLenFeature``: ``values`` stacked to ``[N, *shape]`` (object of bytes for strings).
+
+    Example:
+        >>> col = DenseColumn(np.array([[1, 2], [3, 4]]))
+        >>> col.row(1).tolist(), col.batch(0, 1).tolist(), DenseColumn(np.array([7])).row(0)
+        ([3, 4], [[1, 2]], np.int64(7))
+    """
+
+    values: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def row(self, i: int) -> Any:
+        """Record i's value (a NumPy scalar, or ``bytes``, for shape ``[]``)."""
+        return _scalar(self.values[i])
+
+    def batch(self, lo: int = 0, hi: int | None = None) -> np.ndarray:
+        """Records ``lo..hi-1`` stacked."""
+        return self.values[lo:hi]
+
+
+@dataclasses.dataclass(frozen=True)
+class SparseColumn:
+    """A ``VarLenFeature``: the values of all records back to back and ``row_splits``
+    (record i holds ``values[row_splits[i]:row_splits[i+1]]``)."""
+
+    values: np.ndarray
+    row_splits: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.row_splits) - 1
+
+    def row(self, i: int) -> SparseTensor:
+        """Record i as a 1-D SparseTensor."""
+        lo, hi = int(self.row_splits[i]), int(self.row_splits[i + 1])
+        n = hi - lo
+        return SparseTensor(np.arange(n, dtype=np.int64).reshape(n, 1), self.values[lo:hi], [n])
+
+    def batch(self, lo: int = 0, hi: int | None = None) -> SparseTensor:
+        """Records ``lo..hi-1`` as a 2-D SparseTensor ``[hi-lo, longest]``."""
+        hi = len(self) if hi is None else hi
+        splits = self.row_splits[lo:hi + 1]
+        lengths = np.diff(splits)
+        start, stop = int(splits[0]), int(splits[-1])
+        rows = np.repeat(np.arange(hi - lo, dtype=np.int64), lengths)
+        cols = np.arange(stop - start, dtype=np.int64) - np.repeat(splits[:-1] - start, lengths)
+        width = int(lengths.max()) if len(lengths) else 0
+        return SparseTensor(np.column_stack([rows, cols]), self.values[start:stop],
+                            [hi - lo, width])
+
+
+@dataclasses.dataclass(frozen=True)
+class SequenceColumn:
+    """A ``FixedLenSequenceFeature``: ``values`` ``[rows, *shape]`` of all records and
+    ``row_splits`` in rows; ``batch`` pads to the longest record with ``default``.
+
+    Example:
+        >>> col = SequenceColumn(np.array([[1, 2], [3, 4], [5, 6]]), np.array([0, 1, 3]), -1)
+        >>> col.row(0).tolist(), col.batch().tolist()
+        ([[1, 2]], [[[1, 2], [-1, -1]], [[3, 4], [5, 6]]])
+    """
+
+    values: np.ndarray
+    row_splits: np.ndarray
+    default: Any
+
+    def __len__(self) -> int:
+        return len(self.row_splits) - 1
+
+    def row(self, i: int) -> np.ndarray:
+        """Record i's elements, ``[n, *shape]``."""
+        return self.values[int(self.row_splits[i]):int(self.row_splits[i + 1])]
+
+    def batch(self, lo: int = 0, hi: int | None = None) -> np.ndarray:
+        """Records ``lo..hi-1`` padded to ``[hi-lo, longest, *shape]``."""
+        hi = len(self) if hi is None else hi
+        splits = self.row_splits[lo:hi + 1]
+        lengths = np.diff(splits)
+        width = int(lengths.max()) if len(lengths) else 0
+        out = np.full((hi - lo, width, *self.values.shape[1:]), self.default, self.values.dtype)
+        rows = np.repeat(np.arange(hi - lo), lengths)
+        cols = np.arange(int(splits[-1] - splits[0])) - np.repeat(splits[:-1] - splits[0], lengths)
+        out[rows, cols] = self.values[int(splits[0]):int(splits[-1])]
+        return out
+
+
+def _densify(value: Any) -> Any:
+    """A ragged value whose every dimension is uniform, as a dense array (TF's single output)."""
+    if not isinstance(value, RaggedTensor):
+        return value
+    inner = _densify(value.values)
+    if value.uniform_row_length is None or isinstance(inner, RaggedTensor):
+        return RaggedTensor(inner, value.row_splits, value.uniform_row_length, validate=False)
+    return inner.reshape(value.nrows(), value.uniform_row_length, *inner.shape[1:])
+
+
+@dataclasses.dataclass(frozen=True)
+class RaggedColumn:
+    """A ``RaggedFeature``: the whole block as one RaggedTensor ``[N, ...]`` (outer splits
+    over records, ``row_splits_dtype``); ``row(i)`` is record i (a 1-D array without
+    partitions, a dense array when every partition is uniform, else a RaggedTensor).
+
+    Example:
+        >>> rt = RaggedTensor.from_row_splits(np.array([1, 2, 3]), np.array([0, 2, 3], np.int32))
+        >>> RaggedColumn(rt).row(0).tolist(), RaggedColumn(rt).batch(1, 2).to_list()
+        ([1, 2], [[3]])
+    """
+
+    ragged: RaggedTensor
+
+    def __len__(self) -> int:
+        return self.ragged.nrows()
+
+    def row(self, i: int) -> Any:
+        """Record i's value."""
+        return _densify(self.ragged[i])
+
+    def batch(self, lo: int = 0, hi: int | None = None) -> RaggedTensor:
+        """Records ``lo..hi-1`` as a RaggedTensor with one more ragged dimension."""
+        hi = len(self) if hi is None else hi
+        return _slice(self.ragged, lo, hi) if (lo, hi) != (0, len(self)) else self.ragged
+
+
+Column = DenseColumn | SparseColumn | SequenceColumn | RaggedColumn
+
+
+class RecordBlock:
+    """Serialized records back to back in one buffer: record i is
+    ``buffer[offsets[i]:offsets[i+1]]``. ``parse_single_example``/``parse_example`` given a
+    RecordBlock return the columns of all its records (the block-execution hook).
+
+    Example:
+        >>> b = RecordBlock.from_ends(np.frombuffer(b"abcde", np.uint8), np.array([2, 5]))
+        >>> len(b), b.record(1)
+        (2, b'cde')
+    """
+
+    __slots__ = ("buffer", "offsets")
+
+    def __init__(self, buffer: Any, offsets: Any) -> None:
+        self.buffer = np.frombuffer(buffer, np.uint8) if isinstance(buffer, (bytes, bytearray,
+                                                                             memoryview)) \
+            else np.ascontiguousarray(buffer, np.uint8).reshape(-1)
+        offs = np.ascontiguousarray(offsets, np.int64).reshape(-1)
+        if len(offs) == 0 or np.any(np.diff(offs) < 0) or offs[0] < 0 or \
+                offs[-1] > len(self.buffer):
+            raise ValueError(f"offsets should be N+1 non-decreasing positions inside the buffer "
+                             f"of {len(self.buffer)} bytes, but got offsets={offs[:8].tolist()}...")
+        self.offsets = offs
+
+    @classmethod
+    def from_ends(cls, data: Any, ends: Any) -> "RecordBlock":
+        """From a RecordBatch's ``data`` and ``ends`` (record i ends at ``ends[i]``)."""
+        return cls(data, np.concatenate([[0], np.asarray(ends, np.int64)]))
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def record(self, i: int) -> bytes:
+        """Record i's bytes."""
+        return self.buffer[int(self.offsets[i]):int(self.offsets[i + 1])].tobytes()
+
+    def data_and_ends(self) -> tuple[np.ndarray, np.ndarray]:
+        """The buffer from the first record on and each record's end in it."""
+        start = int(self.offsets[0])
+        return self.buffer[start:int(self.offsets[-1])], self.offsets[1:] - start
+
+
+__all__ = ["Column", "DenseColumn", "RaggedColumn", "RecordBlock", "SequenceColumn",
+           "SparseColumn"]

@@ -1,0 +1,120 @@
+"""The columnar parse (parse_example_columns) against the element-wise functions: row(i) is
+parse_single_example of record i, batch(lo, hi) is parse_example of records lo..hi-1, and a bad
+record's error carries its index and the columns before it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from minibatcher import tfdata
+from minibatcher.formats.tfrecord import encode_example
+from minibatcher.tfdata import RaggedTensor, SparseTensor, io
+
+R = io.RaggedFeature
+SPEC = {
+    "label": io.FixedLenFeature([], tfdata.int64),
+    "img": io.FixedLenFeature([], tfdata.string),
+    "w": io.FixedLenFeature([2], tfdata.float32, default_value=[0.5, 1.5]),
+    "tags": io.VarLenFeature(tfdata.string),
+    "seq": io.FixedLenSequenceFeature([2], tfdata.int64, allow_missing=True, default_value=-1),
+    "r": R(tfdata.int64, value_key="rv", partitions=[R.RowLengths("rl")]),
+    "flat": R(tfdata.float32, value_key="fv"),
+}
+
+
+def _records() -> list[bytes]:
+    out = []
+    for i in range(7):
+        ex: dict[str, Any] = {"label": [i], "img": [bytes([i]) * i], "tags": np.array([b"t"] * (i % 3), "S1"),
+                              "seq": np.arange(2 * (i % 4)), "rv": np.arange(i), "rl": [i],
+                              "fv": np.full(i % 3, 0.25, np.float32)}
+        if i % 2:
+            ex["w"] = np.array([i, -i], np.float32)
+        if i % 3 == 0:
+            ex["tags"] = np.zeros(0, "S")
+        out.append(encode_example(ex))
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (SparseTensor, RaggedTensor)):
+        return a == b
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+
+
+def _block(records: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    return (np.frombuffer(b"".join(records), np.uint8),
+            np.cumsum([0] + [len(r) for r in records]))
+
+
+def test_rows_and_batches_equal_the_element_functions() -> None:
+    records = _records()
+    cols = io.parse_example_columns(*_block(records), SPEC)
+    assert set(cols) == set(SPEC) and all(len(c) == len(records) for c in cols.values())
+    for i, rec in enumerate(records):
+        single = io.parse_single_example(rec, SPEC)
+        assert all(_same(cols[k].row(i), single[k]) for k in SPEC), i
+    for lo, hi in [(0, 7), (2, 5), (3, 3), (6, 7)]:
+        batch = io.parse_example(records[lo:hi], SPEC)
+        assert all(_same(cols[k].batch(lo, hi), batch[k]) for k in SPEC), (lo, hi)
+
+
+def test_map_then_batch_equals_batch_then_parse_example() -> None:
+    # a plain batch cannot stack sequences or 1-D ragged values of other lengths (as in TF)
+    spec = {k: v for k, v in SPEC.items() if k not in ("seq", "flat")}
+    ds = tfdata.Dataset.from_tensor_slices(np.array(_records(), dtype=object))
+    a = list(ds.map(lambda r: io.parse_single_example(r, spec)).batch(3))
+    b = list(ds.batch(3).map(lambda r: io.parse_example(r, spec)))
+    assert len(a) == len(b) == 3
+    assert all(_same(x[k], y[k]) for x, y in zip(a, b) for k in spec)
+
+
+def test_offsets_may_start_inside_the_buffer() -> None:
+    records = _records()
+    data, offsets = _block(records)
+    cols = io.parse_example_columns(np.concatenate([np.zeros(5, np.uint8), data]), offsets[2:] + 5,
+                                    SPEC)
+    assert len(cols["label"]) == 5 and cols["label"].row(0) == 2
+
+
+def test_a_bad_record_reports_its_index_and_the_columns_before_it() -> None:
+    records = _records()
+    records[4] = encode_example({"label": [1, 2]})
+    with pytest.raises(io.BlockParseError) as info:
+        io.parse_example_columns(*_block(records), SPEC)
+    assert info.value.record == 4 and isinstance(info.value, tfdata.errors.InvalidArgumentError)
+    assert str(info.value) == ("Key: label.  Can't parse serialized Example: Some int64_list "
+                               "slice was not parsed.")
+    partial = info.value.partial
+    assert len(partial["tags"]) == 4 and partial["label"].batch().tolist() == [0, 1, 2, 3]
+    with pytest.raises(io.BlockParseError, match=r"^Name: <unknown>, Key: label, Index: 4\."):
+        io.parse_example_columns(*_block(records), SPEC, mode="batch")
+
+
+def test_malformed_record_in_a_block() -> None:
+    records = _records()[:3] + [b"\x0a\x05\x0a"]
+    with pytest.raises(io.BlockParseError, match="Could not parse example input") as info:
+        io.parse_example_columns(*_block(records), SPEC)
+    assert info.value.record == 3 and len(info.value.partial["w"]) == 3
+
+
+def test_record_block_hook() -> None:
+    records = _records()
+    block = io.RecordBlock(*_block(records))
+    cols = io.parse_single_example(block, SPEC)
+    assert cols["label"].batch().tolist() == list(range(7))
+    assert io.parse_example(block, SPEC)["img"].row(3) == b"\x03\x03\x03"
+    with pytest.raises(ValueError, match="offsets"):
+        io.RecordBlock(b"abc", [0, 4])
+
+
+def test_empty_block() -> None:
+    cols = io.parse_example_columns(b"", [0], SPEC)
+    batch = {k: c.batch() for k, c in cols.items()}
+    assert batch["label"].shape == (0,) and batch["w"].shape == (0, 2)
+    assert batch["tags"].dense_shape.tolist() == [0, 0] and batch["seq"].shape == (0, 0, 2)
+    assert batch["r"].nrows() == 0 and batch["r"].ragged_rank == 2

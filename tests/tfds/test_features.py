@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from minibatcher import tfds
-from minibatcher.errors import FormatError
+from minibatcher.errors import FormatError, NotSupportedError
 from minibatcher.tfds.testing import features_dict, tensor_feature, write_dataset
 
 from .helpers import make
@@ -175,8 +175,11 @@ def test_unsupported_feature_and_format(tmp_path: Path) -> None:
                                           r"'tensorflow_datasets.core.features.audio_feature.Audio'"):
         make(tmp_path, {"train": [1]}, features=feats)
     b = make(tmp_path / "ar", {"train": [1]}, extra_info={"fileFormat": "array_record"})
-    with pytest.raises(FormatError, match="fileFormat 'array_record' is not supported"):
+    with pytest.raises(NotSupportedError, match="file format 'array_record' is not supported"):
         b.as_dataset("train")
+    with pytest.raises(NotSupportedError, match="file format 'riegeli' is not supported"):
+        make(tmp_path / "ok", {"train": [1]}).as_dataset(
+            "train", read_config=tfds.ReadConfig(file_format="riegeli"))
     with pytest.raises(FileNotFoundError, match="not a TFDS dataset directory"):
         tfds.builder_from_directory(tmp_path / "nothing")
 

@@ -101,5 +101,7 @@ def test_as_supervised_and_batches(tmp_path: Path) -> None:
     b = make(tmp_path, {"train": [7, 5]}, extra_info=info)
     x, y = next(iter(b.as_dataset("train", as_supervised=True, batch_size=4)))
     assert x.tolist() == [0, 1, 2, 3] and y.tolist() == [0, 1, 2, 3]
-    whole = next(iter(b.as_dataset("train", batch_size=-1)))
+    whole = b.as_dataset("train", batch_size=-1)  # TFDS: the split's arrays, not a dataset
     assert whole["id"].shape == (12,)
+    x, y = b.as_dataset("train[2:]", batch_size=-1, as_supervised=True)
+    assert x.tolist() == list(range(2, 12)) and y.tolist() == [i % 10 for i in range(2, 12)]

@@ -1,6 +1,6 @@
-"""``tfds.builder_from_directory``: a read-only builder over a prepared
-dataset folder; ``as_dataset`` gives a :class:`~minibatcher.tfdata.Dataset`
-of feature dicts in TFDS's exact order.
+"""``tfds.builder_from_directory`` / ``builder_from_directories``: read-only builders over
+prepared dataset folders; ``as_dataset`` gives :class:`~minibatcher.tfdata.Dataset` s of
+feature dicts in TFDS's exact order.
 
 Example:
     >>> import tempfile, pathlib
@@ -15,15 +15,21 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from typing import Any, Mapping
+import sys
+from typing import Any, Mapping, Sequence
 
-from ..errors import ConfigError, FormatError
+from ..errors import ConfigError
 from ..tfdata import Dataset
+from .file_adapters import FileFormat, require_readable
 from .info import DatasetInfo, load_info
+from .naming import ShardedFileTemplate
 from .read_config import ReadConfig
-from .reader import ExampleDecoding, read_files
-from .splits import AbstractSplit, SplitArg, file_instructions
+from .read_order import read_files
+from .reader import ExampleDecoding
+from .split_info import SplitDict
+from .splits import SplitArg
 
 
 class SkipDecoding:
@@ -53,6 +59,38 @@ def _skipped_keys(decoders: Mapping[str, Any] | None, prefix: str = "") -> froze
     return frozenset(out)
 
 
+def _map_tree(fn: Any, tree: Any) -> Any:
+    """``fn`` over the leaves of a list/tuple/dict of splits (TFDS's split trees)."""
+    if isinstance(tree, Mapping):
+        return {k: _map_tree(fn, v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_map_tree(fn, v) for v in tree)
+    return fn(tree)
+
+
+def single_element(ds: Dataset) -> Any:
+    """The one element of ``ds`` (``tf.data.Dataset.get_single_element``).
+
+    Example:
+        >>> int(single_element(Dataset.range(1)))
+        0
+        >>> single_element(Dataset.range(2))
+        Traceback (most recent call last):
+        ...
+        ValueError: Dataset had more than one element.
+    """
+    it = iter(ds)
+    try:
+        element = next(it)
+    except StopIteration:
+        raise ValueError("Dataset was empty.") from None
+    try:
+        next(it)
+    except StopIteration:
+        return element
+    raise ValueError("Dataset had more than one element.")
+
+
 class ReadOnlyBuilder:
     """A prepared TFDS dataset folder (``dataset_info.json``, ``features.json``,
     the shards). Only the JSON files are read when it is made.
@@ -66,10 +104,16 @@ class ReadOnlyBuilder:
         ('toy', ['test', 'train'], 2)
     """
 
-    def __init__(self, data_dir: str | os.PathLike) -> None:
-        self.data_dir = os.fspath(data_dir)
-        self.info: DatasetInfo = load_info(self.data_dir)
+    def __init__(self, builder_dir: str | os.PathLike, *,
+                 file_format: str | FileFormat | None = None,
+                 info: DatasetInfo | None = None) -> None:
+        self.data_dir = os.fspath(builder_dir)
+        self.info: DatasetInfo = info if info is not None else load_info(self.data_dir)
+        if file_format is not None:
+            fmt = FileFormat.from_value(file_format).value
+            self.info = _with_file_format(self.info, fmt)
         self.name = self.info.name
+        self.version = self.info.version
 
     def __repr__(self) -> str:
         return f"ReadOnlyBuilder({self.data_dir!r})"
@@ -78,21 +122,20 @@ class ReadOnlyBuilder:
         from .elastic import InstructionSplit
 
         if isinstance(split, InstructionSplit):
-            return list(split.instructions)  # already joined with data_dir
-        fis = file_instructions(self.info.splits, split)
-        return [type(f)(os.path.join(self.data_dir, f.filename), f.skip, f.take,
-                        f.examples_in_shard) for f in fis]
+            return list(split.instructions)
+        return self.info.splits[split].file_instructions
 
-    def as_dataset(self, split: SplitArg | None = None, *, batch_size: int | None = None,
+    def as_dataset(self, split: Any = None, *, batch_size: int | None = None,
                    shuffle_files: bool = False, decoders: Mapping[str, Any] | None = None,
-                   read_config: ReadConfig | None = None, as_supervised: bool = False) -> Dataset:
+                   read_config: ReadConfig | None = None, as_supervised: bool = False) -> Any:
         """The examples of ``split`` (a name, a spec such as
-        ``'train[10%:20%]+test'``, or a ReadInstruction) as feature dicts.
+        ``'train[10%:20%]+test'``, a ReadInstruction, or a list/dict of them;
+        None: every split in a dict) as feature dicts.
 
-        ``batch_size`` pads and batches them (-1: the whole split in one
-        batch); ``as_supervised`` gives ``(input, target)`` tuples. The order
-        is TFDS's for ``shuffle_files`` and ``read_config`` (file shuffle,
-        input-context sharding, cycle/block interleave).
+        ``batch_size`` pads and batches them (-1: the whole split as one batch
+        of arrays, not a dataset); ``as_supervised`` gives ``(input, target)``
+        tuples. The order is TFDS's for ``shuffle_files`` and ``read_config``
+        (file shuffle, input-context sharding, cycle/block interleave).
 
         Example:
             >>> import tempfile, pathlib
@@ -105,35 +148,55 @@ class ReadOnlyBuilder:
             [0, 1, 3, 4, 2, 5]
             >>> [x["id"].tolist() for x in b.as_dataset("train[:50%]+test", batch_size=2)]
             [[0, 1], [2, 0], [1]]
+            >>> b.as_dataset("test", batch_size=-1)["id"].tolist()
+            [0, 1]
         """
         if split is None:
-            raise ConfigError("split should be given (e.g. split='train'); the splits of "
-                              f"{self.name} are {list(self.info.splits)}")
-        if self.info.file_format != "tfrecord":
-            raise FormatError(f"{self.data_dir}: fileFormat {self.info.file_format!r} is not "
-                              "supported; only 'tfrecord' shards can be read")
+            split = {name: name for name in self.info.splits}
         read_config = read_config or ReadConfig()
         read_config.validate()
+        return _map_tree(lambda s: self._build_single_dataset(
+            s, batch_size, shuffle_files, decoders, read_config, as_supervised), split)
+
+    def _build_single_dataset(self, split: SplitArg, batch_size: int | None,
+                              shuffle_files: bool, decoders: Mapping[str, Any] | None,
+                              read_config: ReadConfig, as_supervised: bool) -> Any:
+        whole = batch_size == -1
+        if whole:
+            batch_size = self.info.splits.total_num_examples or sys.maxsize
+        ds = self._as_dataset(split, decoders, read_config, shuffle_files)
+        if batch_size:
+            ds = ds.padded_batch(batch_size)
+        if as_supervised:
+            keys = self.info.supervised_keys
+            if not keys:
+                raise ValueError(f"as_supervised=True but {self.name} does not support a "
+                                 "supervised structure.")
+            ds = ds.map(lambda ex: (ex[keys[0]], ex[keys[1]]))
+        return single_element(ds) if whole else ds
+
+    def _as_dataset(self, split: SplitArg, decoders: Mapping[str, Any] | None,
+                    read_config: ReadConfig, shuffle_files: bool) -> Dataset:
+        fmt = read_config.file_format or self.info.file_format
+        require_readable(fmt, self.data_dir)
         if self.info.features is None:
             raise FileNotFoundError(2, "the dataset folder has no features.json",
                                     os.path.join(self.data_dir, "features.json"))
         decoding = ExampleDecoding(self.info.features, _skipped_keys(decoders))
-        instructions = self._instructions(AbstractSplit.from_spec(split))
-        ds = read_files(instructions, read_config, shuffle_files, decoding,
-                        self.info.disable_shuffling)
-        if as_supervised:
-            keys = self.info.supervised_keys
-            if keys is None:
-                raise ValueError(f"as_supervised=True but {self.name} does not support a "
-                                 "supervised structure.")
-            ds = ds.map(lambda ex: (ex[keys[0]], ex[keys[1]]))
-        if batch_size:
-            size = sum(f.take for f in instructions) if batch_size == -1 else batch_size
-            ds = ds.padded_batch(max(size, 1))
-        return ds
+        return read_files(self._instructions(split), read_config, shuffle_files, decoding,
+                          self.info.disable_shuffling)
 
 
-def builder_from_directory(builder_dir: str | os.PathLike) -> ReadOnlyBuilder:
+def _with_file_format(info: DatasetInfo, fmt: str) -> DatasetInfo:
+    """The info with shard names of another file format."""
+    def rename(s: Any) -> Any:
+        return s.replace(filename_template=s.filename_template.replace(filetype_suffix=fmt))
+    return dataclasses.replace(info, file_format=fmt,
+                               splits=SplitDict([rename(s) for s in info.splits.values()]))
+
+
+def builder_from_directory(builder_dir: str | os.PathLike,
+                           file_format: str | FileFormat | None = None) -> ReadOnlyBuilder:
     """``tfds.builder_from_directory(builder_dir)``.
 
     Example:
@@ -142,4 +205,30 @@ def builder_from_directory(builder_dir: str | os.PathLike) -> ReadOnlyBuilder:
         ...
         FileNotFoundError: [Errno 2] not a TFDS dataset directory: it has no dataset_info.json: ...
     """
-    return ReadOnlyBuilder(builder_dir)
+    return ReadOnlyBuilder(builder_dir, file_format=file_format)
+
+
+def builder_from_directories(builder_dirs: Sequence[str | os.PathLike], *,
+                             filetype_suffix: str | None = None) -> ReadOnlyBuilder:
+    """``tfds.builder_from_directories``: one dataset spread over several
+    folders (same features, name and version); each split reads the shards
+    of every folder, folder after folder.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from minibatcher.tfds.testing import write_dataset
+        >>> root = pathlib.Path(tempfile.mkdtemp())
+        >>> dirs = [write_dataset(root / d, {"train": [2]}) for d in ("a", "b")]
+        >>> b = builder_from_directories(dirs)
+        >>> b.info.splits["train"].num_examples, b.info.splits["train"].shard_lengths
+        (4, [2, 2])
+    """
+    if not builder_dirs:
+        raise ValueError("No builder dirs were given!")
+    infos = [load_info(d) for d in builder_dirs]
+    merged = SplitDict.merge_multiple([i.splits for i in infos])
+    return ReadOnlyBuilder(builder_dirs[0], info=dataclasses.replace(infos[0], splits=merged))
+
+
+__all__ = ["ReadOnlyBuilder", "ShardedFileTemplate", "SkipDecoding", "builder_from_directories",
+           "builder_from_directory", "single_element"]

@@ -32,8 +32,8 @@ Example:
     >>> from minibatcher.tfds.splits import FileInstruction as F
     >>> consumed_per_instruction([0, 1], [4, 4], cycle=2, block=2, count=5)
     {0: 3, 1: 2}
-    >>> [f.as_tuple() for f in even_parts([F("a", 1, 4, 5), F("b", 0, 2, 2)], 2)[1]]
-    [('a', 4, 1, 5), ('b', 0, 2, 2)]
+    >>> [(f.filename, f.skip, f.take) for f in even_parts([F("a", 1, 4, 5), F("b", 0, 2, 2)], 2)[1]]
+    [('a', 4, 1), ('b', 0, 2)]
 """
 
 from __future__ import annotations
@@ -47,8 +47,10 @@ from ..state import as_fields
 from ..tfdata.philox import iteration_seeds
 from ..tfdata.shuffle import shuffle_order
 from .read_config import InputContext, ReadConfig
-from .reader import ShardCache, ShardSource, instruction_order
-from .splits import AbsoluteInstruction, AbstractSplit, FileInstruction
+from .read_order import instruction_order
+from .reader import ShardCache, ShardSource
+from .shard_utils import FileInstruction
+from .splits import AbsoluteInstruction, AbstractSplit
 
 
 def interleave_runs(order: Sequence[int], takes: Sequence[int], cycle: int, block: int,
@@ -162,8 +164,8 @@ class ElasticRemainder:
     Example:
         >>> from minibatcher.tfds.splits import FileInstruction as F
         >>> rest = ElasticRemainder((F("a", 1, 4, 5), F("b", 0, 3, 3)))
-        >>> rest.num_examples, [f.as_tuple() for f in rest.split_for(3, 1).instructions]
-        (7, [('a', 4, 1, 5), ('b', 0, 1, 3)])
+        >>> rest.num_examples, [(f.filename, f.skip, f.take) for f in rest.split_for(3, 1).instructions]
+        (7, [('a', 4, 1), ('b', 0, 1)])
     """
 
     pieces: tuple[FileInstruction, ...]

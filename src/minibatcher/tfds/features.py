@@ -49,6 +49,29 @@ class Leaf:
     sequence_rank: int = 0
     encoding: str = "none"  # Tensor: none, bytes or zlib; Image: png, jpeg or ""
     num_classes: int | None = None
+    optional: bool = False  # Tensor/Scalar(optional=True): a missing value is the default
+
+    def default(self) -> Any:
+        """An optional leaf's value where the record holds none: TFDS's default
+        (the dtype's minimum, ``b''`` for strings, False for bools) in the
+        stored kind (int64, float32 or bytes), then cast to the leaf's dtype.
+
+        Example:
+            >>> Leaf(("opt",), "Tensor", np.dtype("int32"), (), optional=True).default()
+            np.int32(-2147483648)
+        """
+        if self.dtype == object:
+            value: Any = b""
+        elif self.dtype.kind == "b":
+            value = False
+        elif self.dtype.kind in "iu":
+            value = np.iinfo(self.dtype).min
+        else:
+            with np.errstate(over="ignore"):
+                value = np.float32(np.finfo(self.dtype).min)  # TF parses floats as float32
+        if self.dtype == object:
+            return value if not self.shape else np.full(self.shape, value, dtype=object)
+        return np.full(self.shape, value).astype(self.dtype)[()]
 
     @property
     def key(self) -> str:
@@ -118,7 +141,7 @@ def _leaf(cls: str, spec: Mapping[str, Any], path: tuple[str, ...], rank: int) -
             raise FormatError(f"features.json: feature {'/'.join(path)}: unsupported tensor "
                               f"encoding {encoding!r}; supported: none, bytes, zlib")
         return Leaf(path, "Tensor", _dtype(body.get("dtype", "float32"), path), _shape(body, path),
-                    rank, encoding)
+                    rank, encoding, optional=bool(body.get("optional", False)))
     if cls == "ClassLabel":
         n = spec.get("classLabel", {}).get("numClasses")
         return Leaf(path, "ClassLabel", np.dtype(np.int64), (), rank,
@@ -196,11 +219,13 @@ def decode_leaf(leaf: Leaf, values: Any, where: str, skip_decoding: bool = False
     """One record's value of ``leaf`` from its raw list values (None when absent)."""
     shape = (None,) * min(leaf.sequence_rank, 1) + leaf.shape
     if values is None:
-        if leaf.sequence_rank:
-            values = [] if leaf.kind == FeatureKind.BYTES else np.zeros(0, leaf.dtype)
-        else:
+        if leaf.optional and None not in shape:
+            return leaf.default()
+        if None not in shape:  # TF: a FixedLenFeature without default is required
             raise FormatError(f"{where}: feature {leaf.key!r} is required but the record does "
                               f"not hold it")
+        # TF: a FixedLenSequenceFeature(allow_missing=True) reads no values
+        values = [] if leaf.kind == FeatureKind.BYTES else np.zeros(0, leaf.dtype)
     if leaf.connector == "Image" and not skip_decoding:
         images = [decode_image(v, leaf) for v in values]
         if leaf.sequence_rank:

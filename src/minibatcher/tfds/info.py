@@ -8,6 +8,9 @@ Example:
     >>> info = load_info(d)
     >>> info.name, info.splits["train"].num_examples, info.splits["train"].filenames[1]
     ('toy', 5, 'toy-train.tfrecord-00001-of-00002')
+    >>> info.splits["train"].file_instructions[0].filename == str(d / info.splits[
+    ...     "train"].filenames[0])
+    True
 """
 
 from __future__ import annotations
@@ -19,50 +22,9 @@ from typing import Any, Mapping
 
 from ..errors import FormatError
 from .features import FeatureTree, Leaf, parse_features
-from .splits import SplitArg, SplitInfo, SubSplitInfo, file_instructions
-
-DEFAULT_TEMPLATE = "{DATASET}-{SPLIT}.{FILEFORMAT}-{SHARD_X_OF_Y}"
-
-
-def shard_filename(template: str, dataset: str, split: str, file_format: str, index: int,
-                   num_shards: int) -> str:
-    """A shard's file name from TFDS's template (5 digits at least).
-
-    Example:
-        >>> shard_filename(DEFAULT_TEMPLATE, "imagenet2012", "train", "tfrecord", 686, 1024)
-        'imagenet2012-train.tfrecord-00686-of-01024'
-    """
-    w = max(len(str(num_shards)), 5)
-    return (template.replace("{DATASET}", dataset).replace("{SPLIT}", split)
-            .replace("{FILEFORMAT}", file_format)
-            .replace("{SHARD_X_OF_Y}", f"{index:0{w}d}-of-{num_shards:0{w}d}")
-            .replace("{SHARD_INDEX}", f"{index:0{w}d}")
-            .replace("{NUM_SHARDS}", f"{num_shards:0{w}d}"))
-
-
-class SplitDict(dict):
-    """``info.splits``: split names -> :class:`SplitInfo`; any other key is a
-    split spec and gives a :class:`SubSplitInfo` (``num_examples``,
-    ``file_instructions``).
-
-    Example:
-        >>> s = SplitDict({"train": SplitInfo("train", (4, 6), ("a", "b"))})
-        >>> s["train[:50%]"].num_examples, [f.filename for f in s["train[:50%]"].file_instructions]
-        (5, ['a', 'b'])
-    """
-
-    def __getitem__(self, key: Any) -> Any:
-        if not len(self):
-            raise KeyError(f"Trying to access `splits[{key!r}]` but `splits` is empty. This "
-                           "likely indicate the dataset has not been generated yet.")
-        if str(key) in self.keys():
-            return super().__getitem__(str(key))
-        return SubSplitInfo(file_instructions(self, key))
-
-    @property
-    def total_num_examples(self) -> int:
-        """Examples over all splits."""
-        return sum(s.num_examples for s in self.values())
+from .naming import ShardedFileTemplate
+from .split_info import SplitDict, SplitInfo
+from .splits import SplitArg
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,7 +61,7 @@ def _read_json(path: str) -> Any:
                           f"{e.msg}") from None
 
 
-def _split(raw: Any, name: str, file_format: str, path: str) -> SplitInfo:
+def _split(raw: Any, template: ShardedFileTemplate, path: str) -> SplitInfo:
     if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
         raise FormatError(f"{path}: every entry of 'splits' should be an object with a 'name', "
                           f"but got {raw!r}")
@@ -114,10 +76,11 @@ def _split(raw: Any, name: str, file_format: str, path: str) -> SplitInfo:
     if any(n < 0 for n in lengths):
         raise FormatError(f"{path}: split {raw['name']!r}: negative shard length in "
                           f"{list(lengths)}")
-    template = raw.get("filepathTemplate") or DEFAULT_TEMPLATE
-    names = tuple(shard_filename(template, name, raw["name"], file_format, i, len(lengths))
-                  for i in range(len(lengths)))
-    return SplitInfo(raw["name"], lengths, names, int(raw.get("numBytes", 0) or 0))
+    try:
+        template = template.replace(split=raw["name"], template=raw.get("filepathTemplate") or "")
+    except ValueError as e:
+        raise FormatError(f"{path}: split {raw['name']!r}: {e}") from None
+    return SplitInfo(raw["name"], list(lengths), int(raw.get("numBytes", 0) or 0), template)
 
 
 def _supervised(raw: Any) -> tuple[str, str] | None:
@@ -141,12 +104,14 @@ def load_info(data_dir: str | os.PathLike) -> DatasetInfo:
     file_format = raw.get("fileFormat") or "tfrecord"
     if not isinstance(raw.get("splits", []), list):
         raise FormatError(f"{path}: 'splits' should be a list")
-    splits = SplitDict()
+    template = ShardedFileTemplate(data_dir, dataset_name=raw["name"], filetype_suffix=file_format)
+    infos: dict[str, SplitInfo] = {}
     for s in raw.get("splits", []):
-        info = _split(s, raw["name"], file_format, path)
-        if info.name in splits:
+        info = _split(s, template, path)
+        if info.name in infos:
             raise FormatError(f"{path}: split {info.name!r} is listed twice")
-        splits[info.name] = info
+        infos[info.name] = info
+    splits = SplitDict(infos.values())
     features_path = os.path.join(data_dir, "features.json")
     features = parse_features(_read_json(features_path)) if os.path.exists(features_path) else None
     return DatasetInfo(raw["name"], str(raw.get("version", "")), file_format, splits, features,
@@ -154,4 +119,4 @@ def load_info(data_dir: str | os.PathLike) -> DatasetInfo:
                        data_dir, str(raw.get("description", "")))
 
 
-__all__ = ["DatasetInfo", "SplitDict", "SplitArg", "load_info", "shard_filename"]
+__all__ = ["DatasetInfo", "SplitDict", "SplitArg", "load_info"]

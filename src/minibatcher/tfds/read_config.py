@@ -4,6 +4,8 @@ Example:
     >>> rc = ReadConfig(shuffle_seed=32, interleave_cycle_length=3)
     >>> rc.cycle_length(disable_shuffling=False), rc.block_length()
     (3, 16)
+    >>> ReadConfig(interleave_block_length=None).block_length()  # tf.data's default: 1
+    1
 """
 
 from __future__ import annotations
@@ -11,10 +13,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Optional, Sequence
 
+import numpy as np
+
 from ..budget import check_max_errors
 from ..errors import ConfigError
+from .file_adapters import FileFormat
 
 MISSING = "__missing__"
+MAX_CYCLE_LENGTH = 1 << 20  # the interleave keeps one slot per cycle position
+_INT64 = (-(1 << 63), (1 << 63) - 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,7 +56,10 @@ class ReadConfig:
     and defaults). Fields about TF's runtime (``options``, ``try_autocache``,
     ``skip_prefetch``, ``num_parallel_calls_*``, ``assert_cardinality``) are
     accepted and do not change the order; ``interleave_cycle_length`` defaults
-    to 16 (1 for datasets with ``disable_shuffling``).
+    to 16 (1 for datasets with ``disable_shuffling``); ``interleave_block_length=None``
+    is tf.data's default block length, 1. ``override_buffer_size`` (a read
+    buffer size) is accepted and changes nothing; ``file_format`` chooses the
+    shard format (only ``'tfrecord'`` shards can be read).
 
     Two fields are minibatcher's, not TFDS's (DECISIONS.md 14): ``verify_crc``
     (default True: every record's data CRC is checked, and a mismatch is an
@@ -65,7 +75,7 @@ class ReadConfig:
         >>> ReadConfig(interleave_block_length=0).validate()
         Traceback (most recent call last):
         ...
-        minibatcher.errors.ConfigError: interleave_block_length should be a positive int, ...
+        minibatcher.errors.ConfigError: interleave_block_length should be a positive int at most ...
     """
 
     options: Any = None
@@ -83,25 +93,41 @@ class ReadConfig:
     num_parallel_calls_for_interleave_files: Optional[int] = None
     enable_ordering_guard: bool = True
     assert_cardinality: bool = True
+    override_buffer_size: Optional[int] = None
+    file_format: Any = None
     verify_crc: bool = True
     max_errors: int = 0
 
+    def __post_init__(self) -> None:
+        if isinstance(self.file_format, str):
+            self.file_format = FileFormat.from_value(self.file_format)
+
     def validate(self) -> None:
-        """Raises ConfigError naming the first bad field."""
-        for name in ("interleave_block_length",):
-            v = getattr(self, name)
-            if v is not None and (not isinstance(v, int) or v < 1):
-                raise ConfigError(f"{name} should be a positive int, but got {name}={v!r}")
+        """Raises ConfigError naming the first bad field.
+
+        Example:
+            >>> ReadConfig(interleave_cycle_length=10**12).validate()
+            Traceback (most recent call last):
+            ...
+            minibatcher.errors.ConfigError: interleave_cycle_length should be a positive int ...
+        """
+        _positive("interleave_block_length", self.interleave_block_length, 1 << 62)
         c = self.interleave_cycle_length
-        if c not in (MISSING, None, -1) and (not isinstance(c, int) or c < 1):
-            raise ConfigError(f"interleave_cycle_length should be a positive int (or -1 for "
-                              f"AUTOTUNE), but got interleave_cycle_length={c!r}")
-        if self.shuffle_seed is not None and not isinstance(self.shuffle_seed, int):
-            raise ConfigError(f"shuffle_seed should be an int or None, but got "
-                              f"shuffle_seed={self.shuffle_seed!r}")
-        if not isinstance(self.verify_crc, bool):
-            raise ConfigError(f"verify_crc should be a bool, but got verify_crc="
-                              f"{self.verify_crc!r}")
+        if c not in (MISSING, None, -1):
+            _positive("interleave_cycle_length", c, MAX_CYCLE_LENGTH,
+                      " (or None/-1 for AUTOTUNE; at most 2**20 files are read at once)")
+        if self.shuffle_seed is not None:
+            _integer("shuffle_seed", self.shuffle_seed, *_INT64, "an int64 or None")
+        for name in ("override_buffer_size", "num_parallel_calls_for_decode",
+                     "num_parallel_calls_for_interleave_files"):
+            value = getattr(self, name)
+            if value is not None and value != MISSING:
+                _integer(name, value, -1, 1 << 62, "an int, -1 (AUTOTUNE) or None")
+        for name in ("verify_crc", "add_tfds_id", "repeat_filenames", "try_autocache",
+                     "skip_prefetch", "enable_ordering_guard", "assert_cardinality"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} should be a bool, but got {name}="
+                                  f"{getattr(self, name)!r}")
         check_max_errors(self.max_errors)
         if self.input_context is not None and not hasattr(self.input_context,
                                                           "num_input_pipelines"):
@@ -117,5 +143,26 @@ class ReadConfig:
         return None if c in (None, -1) else int(c)
 
     def block_length(self) -> int:
-        """The interleave block length (16 by default)."""
-        return 16 if self.interleave_block_length is None else int(self.interleave_block_length)
+        """The interleave block length (16 by default; None is tf.data's 1)."""
+        return 1 if self.interleave_block_length is None else int(self.interleave_block_length)
+
+    def replace(self, **kwargs: Any) -> "ReadConfig":
+        """A copy with some fields changed (TFDS's ``ReadConfig.replace``).
+
+        Example:
+            >>> ReadConfig().replace(shuffle_seed=3).shuffle_seed
+            3
+        """
+        return dataclasses.replace(self, **kwargs)
+
+
+def _integer(name: str, value: Any, lo: int, hi: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \
+            not lo <= int(value) <= hi:
+        raise ConfigError(f"{name} should be {what}, but got {name}={value!r}")
+    return int(value)
+
+
+def _positive(name: str, value: Any, hi: int, extra: str = "") -> None:
+    if value is not None:
+        _integer(name, value, 1, hi, f"a positive int at most {hi}{extra}")

@@ -1,21 +1,11 @@
-"""TFDS's read order on the tfdata layer (``core/reader.py::_read_files``).
-
-::
-
-    instructions (sorted by experimental_interleave_sort_fn, if given)
-      -> shard(num_input_pipelines, input_pipeline_id)        if input_context
-      -> shuffle(#instructions, shuffle_seed, reshuffle)       if shuffle_files
-      -> repeat()                                              if repeat_filenames
-      -> interleave(shard records [skip, skip + take), cycle, block)
-
-Each instruction opens a :class:`ShardSource`: the records of one file range
-decoded per features.json, a record source (so the interleave's slots seek on
-restore). Shard files are checked against ``shardLengths`` when first read.
+"""The records of one file instruction, decoded: :class:`ShardSource` (a record source,
+so the interleave's slots seek on restore) over the shards of a read (:class:`ShardCache`:
+each file indexed once and checked against ``shardLengths``), decoded per features.json
+(:class:`ExampleDecoding`). The read order is :mod:`~minibatcher.tfds.read_order`.
 
 Example:
-    >>> fis = [FileInstruction("a", 0, 3, 3), FileInstruction("b", 1, 2, 3)]
-    >>> id_prefixes(fis)
-    ['a', 'b']
+    >>> ShardCache(ReadConfig(max_errors=2)).skipping
+    True
 """
 
 from __future__ import annotations
@@ -28,21 +18,9 @@ import numpy as np
 from ..budget import ErrorBudget
 from ..formats.tfrecord import ExampleDecoder, FeatureKind, TFRecordFile
 from ..formats.tfrecord.source import TFRecordFiles
-from ..tfdata import Dataset, SourceDataset
-from ..tfdata.interleave import InterleaveDataset
 from .features import FeatureTree, Leaf, decode_leaf, unflatten_ragged
 from .read_config import ReadConfig
-from .splits import FileInstruction
-
-
-def id_prefixes(instructions: Sequence[FileInstruction]) -> list[str]:
-    """``tfds_id`` prefixes: the basename when all files share a folder, else
-    ``<folder>/<basename>``."""
-    dirs = {os.path.dirname(f.filename) for f in instructions}
-    if len(dirs) <= 1:
-        return [os.path.basename(f.filename) for f in instructions]
-    return [os.path.join(os.path.basename(os.path.dirname(f.filename)),
-                         os.path.basename(f.filename)) for f in instructions]
+from .shard_utils import FileInstruction
 
 
 class ShardCache(TFRecordFiles):
@@ -133,7 +111,7 @@ class ShardSource:
         self.instruction, self.prefix = instruction, prefix
         self.decoding, self.add_tfds_id = decoding, add_tfds_id
         fi = instruction
-        self.records = cache.source(fi.filename, fi.skip, fi.take, fi.examples_in_shard)
+        self.records = cache.source(fi.filename, fi.skip, fi.stop - fi.skip, fi.examples_in_shard)
 
     def positions(self) -> np.ndarray | None:
         """Positions in the shard of the records this source holds (None: all
@@ -160,85 +138,3 @@ class ShardSource:
     def fingerprint(self) -> Any:
         fi = self.instruction
         return [os.path.basename(fi.filename), fi.skip, fi.take, fi.examples_in_shard]
-
-
-def instruction_order(count: int, read_config: ReadConfig, shuffle_files: bool) -> Dataset:
-    """The dataset of instruction numbers in reading order: sharded per input
-    pipeline, then shuffled (iterating it again gives the next epoch's order)."""
-    inst = Dataset.from_tensor_slices(np.arange(count, dtype=np.int64))
-    ctx = read_config.input_context
-    if ctx is not None and ctx.num_input_pipelines > 1:
-        if count < ctx.num_input_pipelines:
-            raise ValueError(
-                f"Cannot shard the pipeline with given `input_context`. `num_shards={count}` "
-                f"but `num_input_pipelines={ctx.num_input_pipelines}`. This means that some "
-                "workers won't read any data. To shard the data, you may want to use the "
-                "subsplit API instead: https://www.tensorflow.org/datasets/splits")
-        inst = inst.shard(ctx.num_input_pipelines, ctx.input_pipeline_id)
-    if shuffle_files:
-        reshuffle = read_config.shuffle_reshuffle_each_iteration
-        inst = inst.shuffle(count, seed=read_config.shuffle_seed,
-                            reshuffle_each_iteration=True if reshuffle is None else reshuffle)
-    return inst
-
-
-class ShardInterleave(InterleaveDataset):
-    """as_dataset's interleave of shard ranges; ``shards`` is its
-    :class:`ShardCache` (the skipped-record count)."""
-
-    def __init__(self, parent: Dataset, fn: Callable[..., Dataset], cycle_length: int | None,
-                 block_length: int | None, shards: ShardCache) -> None:
-        super().__init__(parent, fn, cycle_length, block_length)
-        self.shards = shards
-
-
-def read_files(instructions: Sequence[FileInstruction], read_config: ReadConfig,
-               shuffle_files: bool, decoding: ExampleDecoding | None,
-               disable_shuffling: bool = False) -> Dataset:
-    """The dataset of examples of ``instructions`` in TFDS's order."""
-    fis = list(instructions)
-    if read_config.experimental_interleave_sort_fn is not None:
-        fis = list(read_config.experimental_interleave_sort_fn(fis))
-    if disable_shuffling and read_config.enable_ordering_guard and shuffle_files:
-        raise ValueError("Dataset is an ordered dataset ('disable_shuffling=True'), but examples "
-                         "will not be read in order because `shuffle_files=True`.")
-    cache, prefixes = ShardCache(read_config), id_prefixes(fis)
-    sources = [ShardSource(fi, p, cache, decoding, read_config.add_tfds_id)
-               for fi, p in zip(fis, prefixes)]
-    inst = instruction_order(len(fis), read_config, shuffle_files)
-    if read_config.repeat_filenames:
-        inst = inst.repeat()
-
-    def open_instruction(index: Any) -> Dataset:
-        return SourceDataset(sources[int(index)])
-
-    return ShardInterleave(inst, open_instruction, read_config.cycle_length(disable_shuffling),
-                           read_config.block_length(), cache)
-
-
-def skipped_records(dataset: Dataset) -> int:
-    """Corrupted records skipped so far by the ``as_dataset`` reads inside
-    ``dataset`` (``ReadConfig(max_errors=N)``; each record counted once, over
-    all iterations). A minibatcher extension.
-
-    Example:
-        >>> import tempfile, pathlib
-        >>> from minibatcher import tfds
-        >>> from minibatcher.tfds.testing import write_dataset
-        >>> b = tfds.builder_from_directory(write_dataset(pathlib.Path(tempfile.mkdtemp()),
-        ...                                               {"train": [2]}))
-        >>> ds = b.as_dataset("train", read_config=tfds.ReadConfig(max_errors=5)).batch(2)
-        >>> _ = list(ds); skipped_records(ds)
-        0
-    """
-    seen: set[int] = set()
-    total, todo = 0, [dataset]
-    while todo:
-        node = todo.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, ShardInterleave):
-            total += node.shards.skipped
-        todo.extend(node._inputs())
-    return total

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ..formats.tfrecord import TFRecordWriter, encode_example
-from .info import DEFAULT_TEMPLATE, shard_filename
+from .naming import DEFAULT_FILENAME_TEMPLATE, ShardedFileTemplate
 
 _CLS = "tensorflow_datasets.core.features."
 
@@ -62,13 +62,14 @@ def write_dataset(root: Path, shard_lengths: Mapping[str, list[int]], *, name: s
     splits = []
     for split, lengths in shard_lengths.items():
         k = 0
+        template = ShardedFileTemplate(folder, dataset_name=name, split=split,
+                                       filetype_suffix="tfrecord")
         for i, n in enumerate(lengths):
-            path = folder / shard_filename(DEFAULT_TEMPLATE, name, split, "tfrecord", i,
-                                           len(lengths))
+            path = template.sharded_filepath(shard_index=i, num_shards=len(lengths))
             with TFRecordWriter(path) as w:
                 w.write_many(encode_example(example(split, k + j)) for j in range(n))
             k += n
-        splits.append({"filepathTemplate": DEFAULT_TEMPLATE, "name": split,
+        splits.append({"filepathTemplate": DEFAULT_FILENAME_TEMPLATE, "name": split,
                        "numBytes": "0", "shardLengths": [str(n) for n in lengths]})
     info = {"citation": "", "description": "A test dataset.", "fileFormat": "tfrecord",
             "moduleName": f"{name}.{name}", "name": name, "releaseNotes": {"1.0.0": "Initial."},

@@ -246,13 +246,17 @@ def decode_leaf(leaf: Leaf, values: Any, where: str, skip_decoding: bool = False
 
 
 def unflatten_ragged(flat: Any, row_lengths: list[np.ndarray]) -> list[Any]:
-    """Nested lists from ragged flat values and row lengths (outermost first).
+    """Nested lists from ragged flat values and row lengths (outermost first),
+    as TFDS's NumPy parser nests them: the innermost rows of scalars are
+    arrays, rows of fixed-shape values are lists of arrays.
 
     Example:
         >>> unflatten_ragged(np.arange(5), [np.array([3, 0, 2])])
         [array([0, 1, 2]), array([], dtype=int64), array([3, 4])]
+        >>> unflatten_ragged(np.arange(4).reshape(2, 2), [np.array([0, 2])])
+        [[], [array([0, 1]), array([2, 3])]]
     """
-    items: list[Any] = list(flat) if not isinstance(flat, np.ndarray) else flat
+    items: Any = flat if isinstance(flat, np.ndarray) and flat.ndim == 1 else list(flat)
     for lengths in reversed(row_lengths):
         ends = np.cumsum(lengths)
         items = [items[int(e - n):int(e)] for n, e in zip(lengths, ends)]

@@ -10,8 +10,10 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
-from typing import Any
+from pathlib import Path
+from typing import Any, Mapping
 
 _NAME_CLASS = r"[a-zA-Z][\w]*"
 _NAME_RE = re.compile(
@@ -134,3 +136,89 @@ def snake_to_camelcase(name: str) -> str:
         'FooBar123'
     """
     return "".join(part.capitalize() for part in name.split("_"))
+
+
+@dataclasses.dataclass(order=True)
+class DatasetReference:
+    """A dataset named by name, namespace, config, version and (optionally) the
+    data folder holding it, as TFDS's dataset collections refer to datasets.
+
+    Example:
+        >>> ref = DatasetReference.from_tfds_name("ds/cfg:1.2.3", data_dir="/data")
+        >>> ref.tfds_name(), str(ref.dataset_dir())
+        ('ds/cfg:1.2.3', '/data/ds/cfg/1.2.3')
+    """
+
+    dataset_name: str
+    namespace: str | None = None
+    config: str | None = None
+    version: str | None = None
+    data_dir: Any = None
+    split_mapping: Mapping[str, str] | None = None
+    info_filenames: set[str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.version is not None and not isinstance(self.version, str):
+            self.version = str(self.version)
+
+    def tfds_name(self, include_version: bool = True) -> str:
+        """``namespace:name/config:version`` (parts that are set)."""
+        name = f"{self.namespace}:{self.dataset_name}" if self.namespace else self.dataset_name
+        name += f"/{self.config}" if self.config else ""
+        return name + (f":{self.version}" if self.version and include_version else "")
+
+    def get_split(self, split: str) -> str:
+        """The dataset's name for a split of the collection."""
+        return (self.split_mapping or {}).get(split, split)
+
+    def dataset_dir(self, data_dir: Any = None) -> Path:
+        """``<data_dir>/<name>[/<config>]/<version>``."""
+        data_dir = data_dir or self.data_dir
+        if data_dir is None:
+            raise ValueError("No data dir was specified!")
+        if self.version is None:
+            raise ValueError("Version wasn't specified and is needed to get the dataset dir!")
+        folder = Path(data_dir) / self.dataset_name
+        return (folder / self.config if self.config else folder) / str(self.version)
+
+    def replace(self, **kwargs: Any) -> "DatasetReference":
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **kwargs)
+
+    @classmethod
+    def from_tfds_name(cls, tfds_name: str, split_mapping: Mapping[str, str] | None = None,
+                       data_dir: Any = None) -> "DatasetReference":
+        """From a name such as ``'ns:ds/config:1.2.3'``."""
+        name, kwargs = parse_builder_name_kwargs(tfds_name)
+        return cls(name.name, name.namespace, kwargs.get("config"), kwargs.get("version"),
+                   data_dir, split_mapping)
+
+    @classmethod
+    def from_path(cls, dataset_dir: Any, root_data_dir: Any) -> "DatasetReference":
+        """From a dataset folder ``<root>/<name>[/<config>]/<version>``."""
+        dataset_dir, root = os.fspath(dataset_dir), os.fspath(root_data_dir)
+        if not dataset_dir.startswith(root):
+            raise ValueError(f"dataset_dir={dataset_dir!r} does not start with "
+                             f"root_data_dir={root!r}!")
+        relative = dataset_dir.removeprefix(root).removeprefix("/").removesuffix("/")
+        parts = relative.split("/")
+        if len(parts) not in (2, 3):
+            raise ValueError(f"Invalid relative_path={relative!r} for root_data_dir={root!r} "
+                             f"and dataset_dir={dataset_dir!r}")
+        config = parts[1] if len(parts) == 3 else None
+        return cls(parts[0], config=config, version=parts[-1], data_dir=root.removesuffix("/"))
+
+
+def references_for(name_to_tfds_name: Mapping[str, str]) -> dict[str, DatasetReference]:
+    """A :class:`DatasetReference` per name (``{'wiki': 'wikipedia/20201201.it:1.0.0'}``).
+
+    Example:
+        >>> references_for({"two": "ds2:1.0.0"})["two"].version
+        '1.0.0'
+    """
+    return {name: DatasetReference.from_tfds_name(n) for name, n in name_to_tfds_name.items()}
+
+
+def reference_for(tfds_name: str) -> DatasetReference:
+    """``DatasetReference.from_tfds_name(tfds_name)``."""
+    return DatasetReference.from_tfds_name(tfds_name)

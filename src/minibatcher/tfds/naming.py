@@ -22,8 +22,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .names import (DatasetName, camelcase_to_snakecase, is_valid_dataset_and_class_name,
-                    is_valid_dataset_name, parse_builder_name_kwargs, snake_to_camelcase)
+from .names import (DatasetName, DatasetReference,
+                    camelcase_to_snakecase, is_valid_dataset_and_class_name,
+                    is_valid_dataset_name, parse_builder_name_kwargs, reference_for,
+                    references_for, snake_to_camelcase)
 
 DEFAULT_FILENAME_TEMPLATE = "{DATASET}-{SPLIT}.{FILEFORMAT}-{SHARD_X_OF_Y}"
 _MIN_DIGITS = 5
@@ -36,9 +38,10 @@ _VARIABLE_REGEX = {
     "SHARD_X_OF_Y": r"(?P<shard_index>\d{5,})-of-(?P<num_shards>\d{5,})",
 }
 
-__all__ = ["DEFAULT_FILENAME_TEMPLATE", "DatasetName", "FilenameInfo", "ShardedFileTemplate",
-           "camelcase_to_snakecase", "is_valid_dataset_and_class_name", "is_valid_dataset_name",
-           "parse_builder_name_kwargs", "snake_to_camelcase"]
+__all__ = ["DEFAULT_FILENAME_TEMPLATE", "DatasetName", "DatasetReference", "FilenameInfo",
+           "ShardedFileTemplate", "camelcase_to_snakecase", "is_valid_dataset_and_class_name",
+           "is_valid_dataset_name", "parse_builder_name_kwargs", "reference_for",
+           "references_for", "snake_to_camelcase"]
 
 
 def _replace_shard_pattern(filepath: str, replacement: str) -> str:

@@ -17,7 +17,6 @@ schedulable cores) when more than one file is read.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import os

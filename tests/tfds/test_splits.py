@@ -7,8 +7,8 @@ import pytest
 
 from minibatcher import tfds
 from minibatcher.tfds.naming import ShardedFileTemplate
-from minibatcher.tfds.splits import AbstractSplit
 from minibatcher.tfds.split_info import SplitDict, SplitInfo
+from minibatcher.tfds.splits import AbstractSplit
 
 
 def split_dict(**lengths: list[int]) -> SplitDict:

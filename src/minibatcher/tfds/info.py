@@ -119,4 +119,4 @@ def load_info(data_dir: str | os.PathLike) -> DatasetInfo:
                        data_dir, str(raw.get("description", "")))
 
 
-__all__ = ["DatasetInfo", "SplitDict", "SplitArg", "load_info"]
+__all__ = ["DatasetInfo", "SplitArg", "SplitDict", "load_info"]

@@ -22,10 +22,17 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .names import (DatasetName, DatasetReference,
-                    camelcase_to_snakecase, is_valid_dataset_and_class_name,
-                    is_valid_dataset_name, parse_builder_name_kwargs, reference_for,
-                    references_for, snake_to_camelcase)
+from .names import (
+    DatasetName,
+    DatasetReference,
+    camelcase_to_snakecase,
+    is_valid_dataset_and_class_name,
+    is_valid_dataset_name,
+    parse_builder_name_kwargs,
+    reference_for,
+    references_for,
+    snake_to_camelcase,
+)
 
 DEFAULT_FILENAME_TEMPLATE = "{DATASET}-{SPLIT}.{FILEFORMAT}-{SHARD_X_OF_Y}"
 _MIN_DIGITS = 5

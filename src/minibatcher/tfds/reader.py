@@ -11,7 +11,7 @@ Example:
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 

@@ -265,7 +265,7 @@ class SplitDict(dict):
         if not len(self):
             raise KeyError(f"Trying to access `splits[{key!r}]` but `splits` is empty. This "
                            "likely indicates the dataset has not been generated yet.")
-        if str(key) in self.keys():
+        if str(key) in self:
             return super().__getitem__(str(key))
         return SubSplitInfo(key, make_file_instructions(list(self.values()), key))
 

@@ -11,7 +11,7 @@ import pytest
 from minibatcher import tfds
 from minibatcher.tfds.core import file_adapters, naming, proto, splits
 from minibatcher.tfds.core.utils import shard_utils
-from minibatcher.tfds.testing import tensor_feature, features_dict, write_dataset
+from minibatcher.tfds.testing import features_dict, tensor_feature, write_dataset
 
 FI = shard_utils.FileInstruction
 

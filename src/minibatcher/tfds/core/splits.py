@@ -8,8 +8,7 @@ Example:
     2
 """
 
-from ..split_info import (MultiSplitInfo, SplitDict, SplitInfo, SubSplitInfo,
-                          make_file_instructions)
+from ..split_info import MultiSplitInfo, SplitDict, SplitInfo, SubSplitInfo, make_file_instructions
 from ..splits import AbsoluteInstruction, AbstractSplit, ReadInstruction, Split, SplitArg
 
 __all__ = ["AbsoluteInstruction", "AbstractSplit", "MultiSplitInfo", "ReadInstruction", "Split",

@@ -41,7 +41,7 @@ def test_padded_batch_shapes_values_and_structures() -> None:
     assert src.tolist() == [[1, 2, -1, -1], [1, -1, -1, -1]] and txt.tolist() == [b"x", b"y"]
     with pytest.raises(FormatError, match="smaller size than the input element"):
         list(seqs([3]).padded_batch(1, padded_shapes=[2]))
-    with pytest.raises(FormatError, match="rank"):
+    with pytest.raises(ConfigError, match="rank"):  # an argument error (TF: ValueError)
         list(seqs([3]).padded_batch(1, padded_shapes=[2, 2]))
     two_d = Dataset.from_tensor_slices([1, 2]).map(lambda n: np.ones((n, 3 - n), np.int8))
     assert next(iter(two_d.padded_batch(2))).shape == (2, 2, 2)

@@ -75,3 +75,67 @@ def test_arguments_and_function_result() -> None:
         Dataset.range(2).interleave(lambda x: Dataset.range(1), cycle_length=1, block_length=0)
     with pytest.raises(TypeError, match="should return a Dataset"):
         list(Dataset.range(2).interleave(lambda x: [1], cycle_length=1))
+
+
+# -- cycle_length=None: TF 2.21's rule (issue 13.3) ---------------------------------------------
+
+def _order(cycle_length=None, num_parallel_calls=None, budget=None) -> list[int]:
+    from minibatcher.tfdata import Options
+    ds = Dataset.range(8).interleave(lambda x: Dataset.range(10 * x, 10 * x + 3),
+                                     cycle_length=cycle_length,
+                                     num_parallel_calls=num_parallel_calls)
+    if budget is not None:
+        opts = Options()
+        opts.autotune.cpu_budget = budget
+        ds = ds.with_options(opts)
+    return [int(x) for x in ds]
+
+
+def test_cycle_length_rule() -> None:
+    from minibatcher.tfdata.interleave import resolve_cycle_length
+    # no num_parallel_calls: the cores; fixed: min(it, cores); AUTOTUNE: ceil(cores / 3)
+    assert [resolve_cycle_length(-1, None, c) for c in (1, 2, 16)] == [1, 2, 16]
+    assert [resolve_cycle_length(-1, n, 4) for n in (1, 3, 9)] == [1, 3, 4]
+    assert [resolve_cycle_length(-1, -1, c) for c in (1, 2, 3, 4, 16)] == [1, 1, 1, 2, 6]
+    assert resolve_cycle_length(5, -1, 64) == 5
+
+
+def test_cycle_length_none_counts_schedulable_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5}, raising=False)
+    assert _order() == _order(cycle_length=3)
+    assert _order(num_parallel_calls=-1) == _order(cycle_length=1)
+    assert _order(num_parallel_calls=2) == _order(cycle_length=2)
+
+
+def test_cpu_budget_option_makes_the_order_machine_independent(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    for cores in ({0}, set(range(12))):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, c=cores: c, raising=False)
+        assert _order(budget=5) == _order(cycle_length=5)
+        assert _order(num_parallel_calls=-1, budget=7) == _order(cycle_length=3)
+
+
+def test_a_state_from_another_core_count_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    from minibatcher.errors import CheckpointError
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    ds = Dataset.range(8).interleave(lambda x: Dataset.range(3))
+    it = iter(ds)
+    next(it)
+    state = it.get_state()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    with pytest.raises(CheckpointError, match="cycle_length"):
+        iter(ds).set_state(state)
+
+
+@pytest.mark.parametrize("kwargs", [dict(cycle_length=0), dict(cycle_length=-3),
+                                    dict(cycle_length=2, block_length=0),
+                                    dict(cycle_length=2, num_parallel_calls=0),
+                                    dict(cycle_length=2, num_parallel_calls=3)])
+def test_argument_errors_when_built(kwargs: dict) -> None:
+    # TF: InvalidArgumentError when the dataset is built (num_parallel_calls above a fixed
+    # cycle_length: "`num_parallel_calls` must be either AUTOTUNE or <= cycle_length")
+    with pytest.raises(ValueError):
+        Dataset.range(3).interleave(lambda x: Dataset.range(x), **kwargs)

@@ -3,9 +3,10 @@
 ``padded_batch`` pads every dimension left unknown (``None``/-1 in
 ``padded_shapes``, or every dimension when ``padded_shapes`` is None) to the
 batch's maximum and fixed ones to their size, with ``padding_values``
-(default 0, or ``b""`` for strings). NumPy values carry no static shapes, so
-with ``padded_shapes=None`` all dimensions are padded to the batch maximum
-(the same result as TF whenever TF's known dimensions are equal anyway).
+(default 0, or ``b""`` for strings; :mod:`~minibatcher.tfdata.padding`).
+NumPy values carry no static shapes, so with ``padded_shapes=None`` all
+dimensions are padded to the batch maximum (the same result as TF whenever
+TF's known dimensions are equal anyway).
 
 Example:
     >>> import numpy as np
@@ -21,68 +22,14 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ConfigError
 from ..state import Fields
-from ..errors import ConfigError, FormatError
 from .core import Iter, View, inner_of
 from .dataset import Dataset
-from .structure import flatten, flatten_up_to, is_structure, pack_as, stack
+from .padding import check_padded_shapes, check_padding_values, pad_batch
+from .structure import stack
 
-
-def _dims(shape: Any, rank: int, component: int) -> list[int | None]:
-    if shape is None:
-        return [None] * rank
-    dims = [None if d is None or int(d) < 0 else int(d) for d in
-            (shape.as_list() if hasattr(shape, "as_list") else list(shape))]
-    if len(dims) != rank:
-        raise FormatError(f"padded_shapes of component {component} has rank {len(dims)}, but "
-                          f"its elements have rank {rank}")
-    return dims
-
-
-def _pad_column(values: list[Any], shape: Any, value: Any, component: int) -> np.ndarray:
-    arrays = [np.asarray(v, dtype=object) if isinstance(v, bytes) else np.asarray(v)
-              for v in values]
-    rank = arrays[0].ndim
-    for i, a in enumerate(arrays):
-        if a.ndim != rank:
-            raise FormatError(f"Cannot pad tensors of different ranks in component {component}: "
-                              f"element 0 has rank {rank} and element {i} has rank {a.ndim}")
-    target = []
-    for d, fixed in enumerate(_dims(shape, rank, component)):
-        longest = max(a.shape[d] for a in arrays)
-        if fixed is not None and longest > fixed:
-            raise FormatError(f"Attempted to pad to a smaller size than the input element: "
-                              f"component {component}, dimension {d} has size {longest} > "
-                              f"padded size {fixed}")
-        target.append(longest if fixed is None else fixed)
-    dtype = arrays[0].dtype
-    fill = (b"" if dtype.kind == "O" else 0) if value is None else value
-    out = np.full((len(arrays), *target), fill, dtype=dtype)
-    for i, a in enumerate(arrays):
-        out[(i, *(slice(0, s) for s in a.shape))] = a
-    return out
-
-
-def pad_batch(elements: list[Any], padded_shapes: Any, padding_values: Any) -> Any:
-    """One padded batch of ``elements`` (see the module docstring).
-
-    Example:
-        >>> pad_batch([np.zeros((1, 2)), np.zeros((2, 1))], None, None).shape
-        (2, 2, 2)
-    """
-    template = elements[0]
-    columns = list(zip(*(flatten(e) for e in elements)))
-    n = len(columns)
-    shapes = [None] * n if padded_shapes is None else \
-        flatten_up_to(template, padded_shapes, "padded_shapes")
-    if padding_values is None:
-        values: list[Any] = [None] * n
-    elif is_structure(template) and not is_structure(padding_values):
-        values = [padding_values] * n
-    else:
-        values = flatten_up_to(template, padding_values, "padding_values")
-    return pack_as(template, [_pad_column(list(c), s, v, i)
-                              for i, (c, s, v) in enumerate(zip(columns, shapes, values))])
+__all__ = ["BatchDataset", "PaddedBatchDataset", "pad_batch"]
 
 
 class _BatchView(View):
@@ -183,6 +130,8 @@ class PaddedBatchDataset(BatchDataset):
     def __init__(self, parent: Dataset, batch_size: int, padded_shapes: Any,
                  padding_values: Any, drop_remainder: bool) -> None:
         super().__init__(parent, batch_size, drop_remainder)
+        check_padded_shapes(padded_shapes)
+        check_padding_values(padding_values)
         self._shapes, self._values = padded_shapes, padding_values
 
     def _spec(self) -> dict[str, Any]:

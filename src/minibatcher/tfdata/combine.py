@@ -16,6 +16,8 @@ from .dataset import Dataset
 from .structure import flatten, pack_as
 from .transforms import _Unary
 
+INT64_MAX = 2**63 - 1
+
 
 def _pin_parts(pins: Fields | None, n: int) -> list[Fields | None]:
     """The pins of ``n`` inputs (a list of ``n``, or None when none has any)."""
@@ -99,14 +101,15 @@ class ZipDataset(Dataset):
 
     def _cardinality(self) -> int:
         ns = [d._cardinality() for d in self._datasets]
-        finite = [n for n in ns if n >= 0]
-        if finite:
-            return min(finite) if len(finite) == len(ns) or min(finite) == 0 else UNKNOWN
-        return UNKNOWN if UNKNOWN in ns else INFINITE
+        if UNKNOWN in ns:
+            return UNKNOWN
+        finite = [n for n in ns if n != INFINITE]
+        return min(finite) if finite else INFINITE
 
 
 class EnumerateDataset(_Unary):
-    """``enumerate(start)``: ``(int64 index, element)``.
+    """``enumerate(start)``: ``(int64 index, element)``; as in TF, the index counts up
+    to ``2**63 - 2`` (the input is zipped with ``range(start, 2**63 - 1)``).
 
     Example:
         >>> from minibatcher.tfdata import Dataset
@@ -116,14 +119,21 @@ class EnumerateDataset(_Unary):
 
     def __init__(self, parent: Dataset, start: int) -> None:
         super().__init__(parent)
+        if not -2**63 <= int(start) < 2**63:
+            raise ValueError(f"start should be an int64, but got start={start!r}")
         self._start = int(start)
 
     def _spec(self) -> dict[str, Any]:
         return {"op": "enumerate", "start": self._start}
 
+    def _stop(self) -> int:
+        """The counter's end: ``2**63 - 1``, or less where a range that long has no
+        Python length (a negative start; no input is that long)."""
+        return min(INT64_MAX, self._start + INT64_MAX)
+
     def _make_view(self, pins: Fields | None) -> View:
         from .sources import RangeSource, SourceView
-        count = RangeSource(self._start, 2**62, 1)
+        count = RangeSource(self._start, self._stop(), 1)
         _, inner = _pin_parts(pins, 2)  # the pins of a zip of (counter, input)
         return _ZipView((0, 0), [SourceView(count), self._parent._make_view(inner)])
 
@@ -131,7 +141,7 @@ class EnumerateDataset(_Unary):
         if self._has_view():
             return super()._make_iter(state)
         from .sources import range_dataset
-        zipped = ZipDataset((range_dataset(self._start, 2**62), self._parent))
+        zipped = ZipDataset((range_dataset(self._start, self._stop()), self._parent))
         return zipped._make_iter(state)
 
     def _cardinality(self) -> int:

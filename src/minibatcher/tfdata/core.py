@@ -111,13 +111,16 @@ class Iter(abc.ABC):
         """The cursor: a small JSON-able dict."""
 
     def skip(self, count: int) -> int:
-        """Skips up to ``count`` elements; returns how many were skipped."""
+        """Skips up to ``count`` elements; returns how many were skipped (an element
+        whose reading raises counts as skipped, as one never read over a view)."""
         done = 0
         for _ in range(count):
             try:
                 next(self)
             except StopIteration:
                 break
+            except Exception:  # noqa: BLE001 - a failing element is skipped like the others
+                pass
             done += 1
         return done
 
@@ -135,6 +138,9 @@ class ViewIter(Iter):
     """Sequential reading of a view; state ``{"pos", "pins"}``; skip is O(1).
 
     Blocks grow from 1 to 64 elements, so a short read does little extra work.
+    An element whose reading raises (an error in a map function, a batch of
+    mismatched shapes) raises once and is consumed: the next call goes on with
+    the next element, as TF's iterators do.
 
     Example:
         >>> it = ViewIter(ListView("abc"), 2)
@@ -158,7 +164,15 @@ class ViewIter(Iter):
             if self.pos >= self._length:
                 raise StopIteration
             stop = min(self._length, self.pos + self._size)
-            self._block = self.view.read(self.pos, stop)
+            try:
+                self._block = self.view.read(self.pos, stop)
+            except Exception:
+                self._block = []
+                if stop - self.pos > 1:  # find the failing element: read one at a time
+                    self._size = 1
+                    return next(self)
+                self.pos += 1  # the failing element is consumed: the next call goes on (as TF)
+                raise
             self._base = self.pos
             self._size = min(self._size * 2, 64)
             i = 0

@@ -288,7 +288,10 @@ class Dataset:
                    deterministic: bool | None = None, name: str | None = None) -> "Dataset":
         """tf.data's cycle/block interleave of the datasets ``map_func`` returns.
 
-        ``cycle_length=None`` means the number of CPU cores, as in TF.
+        ``cycle_length=None`` follows TF's rule: the schedulable CPU cores, or
+        ``min(num_parallel_calls, cores)``, or ``ceil(cores / 3)`` with
+        ``num_parallel_calls=AUTOTUNE`` (``Options().autotune.cpu_budget`` fixes
+        the core count, making the order the same on every machine).
 
         Example:
             >>> ds = Dataset.range(1, 4).interleave(
@@ -297,7 +300,7 @@ class Dataset:
             [10, 20, 21, 30, 31, 32]
         """
         from .interleave import InterleaveDataset
-        return InterleaveDataset(self, map_func, cycle_length, block_length)
+        return InterleaveDataset(self, map_func, cycle_length, block_length, num_parallel_calls)
 
     def flat_map(self, map_func: Callable[..., "Dataset"], name: str | None = None) -> "Dataset":
         """``interleave(map_func, cycle_length=1)``: each dataset in turn.

@@ -20,15 +20,15 @@ Example:
 
 from __future__ import annotations
 
-import bisect
 from typing import Any, Callable
 
 import numpy as np
 
 from ..errors import CheckpointError, ConfigError
 from ..state import Fields
-from .core import Iter, fetch_positions
+from .core import INFINITE, UNKNOWN, Iter, fetch_positions
 from .dataset import Dataset
+from .seeds import capture_function_seed, function_seed_scope
 from .sources import ElementsSource, SourceDataset
 from .structure import call, flatten, flatten_up_to, is_structure, pack_as
 
@@ -65,7 +65,8 @@ class _GroupIter(Iter):
 
     def _reduce(self, key: int, held: _Held, state: Fields | None) -> Iter:
         window = SourceDataset(ElementsSource(held.elements))
-        out = self.node._reduce(np.int64(key), window)
+        with function_seed_scope(self.node._fn_seed):  # TF traces reduce_func once
+            out = self.node._reduce(np.int64(key), window)
         if not isinstance(out, Dataset):
             raise TypeError(f"reduce_func should return a Dataset, but returned "
                             f"{type(out).__name__}")
@@ -84,6 +85,9 @@ class _GroupIter(Iter):
                 except StopIteration:
                     self.done = True
                     continue
+                except Exception:
+                    self.consumed += 1  # a failing input element still counts (replays skip it)
+                    raise
                 ref = self.input.address if self.input.addressable else self.consumed
                 self.consumed += 1
                 key = _key(call(self.node._key_func, x))
@@ -173,19 +177,20 @@ class GroupByWindowDataset(Dataset):
             raise ConfigError("group_by_window needs exactly one of window_size and "
                               f"window_size_func, but got window_size={window_size!r}, "
                               f"window_size_func={window_size_func!r}")
-        if window_size is not None and int(window_size) < 1:
-            raise ConfigError(f"window_size should be at least 1, but got window_size="
-                              f"{window_size}")
         self._parent, self._key_func, self._reduce = parent, key_func, reduce_func
         self._window_size, self._window_size_func = window_size, window_size_func
+        self._fn_seed = capture_function_seed()
 
     def _window_of(self, key: int) -> int:
+        """The window size of ``key`` (checked when a window opens, as TF does)."""
         if self._window_size is not None:
-            return int(self._window_size)
-        size = int(self._window_size_func(np.int64(key)))  # type: ignore[misc]
+            size = int(self._window_size)
+            what = f"window_size should be at least 1, but got window_size={size}"
+        else:
+            size = int(self._window_size_func(np.int64(key)))  # type: ignore[misc]
+            what = f"window_size_func should return at least 1, but returned {size} for key {key}"
         if size < 1:
-            raise ConfigError(f"window_size_func should return at least 1, but returned {size} "
-                              f"for key {key}")
+            raise ConfigError(what)
         return size
 
     def _inputs(self) -> tuple[Dataset, ...]:
@@ -198,6 +203,9 @@ class GroupByWindowDataset(Dataset):
 
     def _make_iter(self, state: Fields | None) -> Iter:
         return _GroupIter(self, state)
+
+    def _cardinality(self) -> int:
+        return INFINITE if self._parent._cardinality() == INFINITE else UNKNOWN
 
 
 def bucket_by_sequence_length(dataset: Dataset, length_func: Callable[..., Any],
@@ -217,7 +225,7 @@ def bucket_by_sequence_length(dataset: Dataset, length_func: Callable[..., Any],
     boundaries, batch_sizes = _checked_buckets(boundaries, batch_sizes)
 
     def bucket(*args: Any) -> int:  # the closures' names are part of checkpoint plans
-        return bisect.bisect_right(boundaries, int(length_func(*args)))
+        return bucket_of(boundaries, int(length_func(*args)))
 
     def batching(bucket_id: Any, window: Dataset) -> Dataset:
         return _batch_window(window, int(bucket_id), boundaries, batch_sizes[int(bucket_id)],
@@ -228,15 +236,31 @@ def bucket_by_sequence_length(dataset: Dataset, length_func: Callable[..., Any],
                                 lambda bucket_id: batch_sizes[int(bucket_id)])
 
 
+def bucket_of(boundaries: list[int], length: int) -> int:
+    """TF's bucket of ``length``: the first ``i`` with ``lo[i] <= length < hi[i]``
+    where ``lo = [-inf] + boundaries`` and ``hi = boundaries + [inf]`` (boundaries
+    need not increase: repeated ones give empty buckets, unsorted ones TF's
+    first match).
+
+    Example:
+        >>> bucket_of([2, 5], 1), bucket_of([2, 5], 2), bucket_of([2, 5], 9), bucket_of([3, 1], 2)
+        (0, 1, 2, 0)
+    """
+    lows, highs = [None, *boundaries], [*boundaries, None]
+    for i, (lo, hi) in enumerate(zip(lows, highs)):
+        if (lo is None or lo <= length) and (hi is None or length < hi):
+            return i
+    raise ValueError(f"length {length} falls in no bucket of bucket_boundaries={boundaries}")
+
+
 def _checked_buckets(boundaries: list[int], batch_sizes: list[int]
                      ) -> tuple[list[int], list[int]]:
-    """The boundaries and batch sizes as ints; ConfigError when they do not fit."""
+    """The boundaries and batch sizes as ints; ValueError when their counts do not
+    fit (TF's construction check; a batch size below 1 fails at its first window)."""
     boundaries, batch_sizes = [int(b) for b in boundaries], [int(b) for b in batch_sizes]
     if len(batch_sizes) != len(boundaries) + 1:
         raise ConfigError("len(bucket_batch_sizes) must equal len(bucket_boundaries) + 1, but got "
                           f"{len(batch_sizes)} batch sizes for {len(boundaries)} boundaries")
-    if any(b >= c for b, c in zip(boundaries, boundaries[1:])):
-        raise ConfigError(f"bucket_boundaries should increase, but got {boundaries}")
     return boundaries, batch_sizes
 
 

@@ -31,8 +31,10 @@ from typing import Any, Callable
 
 from ..errors import ConfigError
 from ..state import Fields
-from .core import Iter, fetch_positions
+from .core import INFINITE, UNKNOWN, Iter, fetch_positions
 from .dataset import AUTOTUNE, Dataset
+from .options import pipeline_options
+from .seeds import capture_function_seed, function_seed_scope
 from .structure import call
 
 
@@ -59,8 +61,9 @@ class _InterleaveIter(Iter):
         else:
             self._restore(state)
 
-    def _open(self, element: Any) -> Iter:
-        dataset = call(self.node._fn, element)
+    def _open(self, element: Any) -> Dataset:
+        with function_seed_scope(self.node._fn_seed):  # TF traces map_func once
+            dataset = call(self.node._fn, element)
         if not isinstance(dataset, Dataset):
             raise TypeError("the interleave function should return a Dataset, but returned "
                             f"{type(dataset).__name__}")
@@ -126,10 +129,13 @@ class _InterleaveIter(Iter):
         except StopIteration:
             self.exhausted = True
             return
+        except Exception:
+            self.taken += 1  # a failing input element still counts (replays skip it)
+            raise
         address = self.input.address if self.input.addressable else None
+        self.taken += 1  # consumed even when map_func raises (TF goes on with the next one)
         it = self._open(element)._make_iter(None)
-        self.slots[self.ci] = _Slot(it, self.taken, address)
-        self.taken += 1
+        self.slots[self.ci] = _Slot(it, self.taken - 1, address)
         self.open += 1
 
     def state(self) -> dict[str, Any]:
@@ -173,9 +179,71 @@ def _slot_ref(slot: Fields, taken: int) -> tuple[int, int | None]:
     return ordinal, address
 
 
+def schedulable_cores() -> int:
+    """The CPU cores this process may run on (its CPU affinity), TF's
+    ``port::MaxParallelism()``.
+
+    Example:
+        >>> schedulable_cores() >= 1
+        True
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity API (macOS, Windows)
+        return os.cpu_count() or 1
+
+
+def resolve_cycle_length(cycle_length: int, num_parallel_calls: int | None, cores: int) -> int:
+    """TF 2.21's ``cycle_length`` when it is ``AUTOTUNE`` (``None``): the number of
+    ``cores`` without ``num_parallel_calls``; ``min(num_parallel_calls, cores)``
+    with a fixed ``num_parallel_calls``; ``ceil(cores / 3)`` with ``AUTOTUNE``
+    (TF keeps two future elements per slot, three threads each). A fixed
+    ``cycle_length`` is kept.
+
+    Example:
+        >>> [resolve_cycle_length(-1, npc, 8) for npc in (None, 2, 16, -1)]
+        [8, 2, 8, 3]
+        >>> resolve_cycle_length(4, -1, 8)
+        4
+    """
+    if cycle_length != AUTOTUNE:
+        return cycle_length
+    if num_parallel_calls is None:
+        return cores
+    if num_parallel_calls == AUTOTUNE:
+        return -(-cores // 3)
+    return min(num_parallel_calls, cores)
+
+
+def _checked_lengths(cycle_length: Any, block_length: Any, num_parallel_calls: Any
+                     ) -> tuple[int, int, int | None]:
+    """The interleave's arguments with TF's defaults, refused where TF refuses them
+    when the dataset is built."""
+    cycle = AUTOTUNE if cycle_length is None else int(cycle_length)
+    block = 1 if block_length is None else int(block_length)
+    npc = None if num_parallel_calls is None else int(num_parallel_calls)
+    if cycle < 1 and cycle != AUTOTUNE:
+        raise ConfigError(f"cycle_length should be at least 1 (or None for TF's rule), but got "
+                          f"cycle_length={cycle_length}")
+    if block < 1:
+        raise ConfigError(f"block_length should be at least 1, but got block_length={block_length}")
+    if npc is not None and npc < 1 and npc != AUTOTUNE:
+        raise ConfigError(f"num_parallel_calls should be at least 1 or AUTOTUNE, but got "
+                          f"num_parallel_calls={num_parallel_calls}")
+    if npc is not None and npc != AUTOTUNE and cycle != AUTOTUNE and npc > cycle:
+        raise ConfigError(f"num_parallel_calls should be at most cycle_length={cycle} (or "
+                          f"AUTOTUNE) when cycle_length is fixed, but got num_parallel_calls={npc}")
+    return cycle, block, npc
+
+
 class InterleaveDataset(Dataset):
-    """``interleave(map_func, cycle_length, block_length)`` (order as with
-    ``deterministic=True``; ``num_parallel_calls`` does not change it).
+    """``interleave(map_func, cycle_length, block_length, num_parallel_calls)``
+    (order as with ``deterministic=True``; ``num_parallel_calls`` changes it only
+    through TF's ``cycle_length=None`` rule, :func:`resolve_cycle_length`).
+
+    ``cycle_length=None`` depends on the machine's schedulable cores, as in TF;
+    ``Options().autotune.cpu_budget = n`` makes the rule use ``n`` instead (the
+    same order on every machine). The resolved value is part of the plan.
 
     Example:
         >>> from minibatcher.tfdata import Dataset
@@ -186,20 +254,20 @@ class InterleaveDataset(Dataset):
     """
 
     def __init__(self, parent: Dataset, fn: Callable[..., Dataset], cycle_length: int | None,
-                 block_length: int | None) -> None:
+                 block_length: int | None, num_parallel_calls: int | None = None) -> None:
         if not callable(fn):
             raise TypeError(f"map_func should be callable, but got {type(fn).__name__}")
-        if cycle_length is None or cycle_length == AUTOTUNE:
-            cycle_length = os.cpu_count() or 1
-        block_length = 1 if block_length is None else block_length
-        if int(cycle_length) < 1:
-            raise ConfigError(f"cycle_length should be at least 1 (or None for the number of "
-                              f"cores), but got cycle_length={cycle_length}")
-        if int(block_length) < 1:
-            raise ConfigError(f"block_length should be at least 1, but got "
-                              f"block_length={block_length}")
         self._parent, self._fn = parent, fn
-        self._cycle, self._block = int(cycle_length), int(block_length)
+        self._cycle_arg, self._block, self._npc = _checked_lengths(cycle_length, block_length,
+                                                                   num_parallel_calls)
+        self._fn_seed = capture_function_seed()
+
+    @property
+    def _cycle(self) -> int:
+        """The cycle length (TF's rule for None, with the pipeline's cpu_budget option)."""
+        budget = pipeline_options().autotune.cpu_budget
+        cores = schedulable_cores() if budget is None else int(budget)
+        return resolve_cycle_length(self._cycle_arg, self._npc, cores)
 
     def _inputs(self) -> tuple[Dataset, ...]:
         return (self._parent,)
@@ -210,3 +278,7 @@ class InterleaveDataset(Dataset):
 
     def _make_iter(self, state: Fields | None) -> Iter:
         return _InterleaveIter(self, state)
+
+    def _cardinality(self) -> int:
+        parallel_infinite = self._npc is not None and self._parent._cardinality() == INFINITE
+        return INFINITE if parallel_infinite else UNKNOWN

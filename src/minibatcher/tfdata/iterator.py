@@ -136,7 +136,12 @@ class DatasetIterator(Iterator[Any]):
             >>> sorted(iter(Dataset.range(1)).get_state())
             ['format', 'iterator', 'plan', 'shuffles', 'version']
         """
-        return {**stamp(TFDATA), "plan": plan_of(self._dataset),
+        token = ACTIVE.set(self._options)  # a plan may depend on options (interleave's cycle)
+        try:
+            plan = plan_of(self._dataset)
+        finally:
+            ACTIVE.reset(token)
+        return {**stamp(TFDATA), "plan": plan,
                 "iterator": self._it.state(),
                 "shuffles": [s._generator_state() for s in _shuffles(self._dataset)]}
 
@@ -153,7 +158,12 @@ class DatasetIterator(Iterator[Any]):
         """
         check_stamp(state, TFDATA)
         fields = Fields(state)
-        refuse(_plan_differences(fields.value("plan"), plan_of(self._dataset)),
+        token = ACTIVE.set(self._options)
+        try:
+            plan = plan_of(self._dataset)
+        finally:
+            ACTIVE.reset(token)
+        refuse(_plan_differences(fields.value("plan"), plan),
                "build the pipeline with the same data and options as the one that wrote the "
                "checkpoint")
         shuffles = _shuffles(self._dataset)

@@ -7,6 +7,9 @@ TensorFlow derives an op's two seeds from the global seed and the op seed
 * global ``G`` only: the op seed is the next ``random.Random(G).randint(0, 2**31-1)``
   of the eager context's op-seed stream, which ``set_seed`` restarts;
 * op seed only: ``(87654321, s % (2**31-1))``;
+* inside a dataset function (traced once by TF, when the dataset is built):
+  the global seed of that moment, and op seeds ``0, 1, 2, ...`` counted in
+  the function (:func:`function_seed_scope`);
 * neither: no seeds; the kernel then draws random ones (not reproducible);
 * a derived ``(0, 0)`` becomes ``(0, 2**31-1)``.
 
@@ -40,14 +43,33 @@ MAXINT32 = 2**31 - 1
 
 @dataclass
 class _GlobalSeed:
+    """The eager context's global seed: op seeds from ``random.Random(seed)``."""
+
     seed: int
     op_seeds: random.Random = field(init=False)
 
     def __post_init__(self) -> None:
         self.op_seeds = random.Random(self.seed)
 
+    def next_op_seed(self) -> int:
+        return self.op_seeds.randint(0, MAXINT32)
 
-_GLOBAL: contextvars.ContextVar[_GlobalSeed | None] = contextvars.ContextVar(
+
+@dataclass
+class _TracedSeed:
+    """A traced function's graph (TF traces dataset functions once, when the
+    dataset is built): the global seed of that moment, op seeds 0, 1, 2, ... in
+    the order the function creates random ops (TF's per-graph counter)."""
+
+    seed: int
+    next_op: int = 0
+
+    def next_op_seed(self) -> int:
+        self.next_op += 1
+        return self.next_op - 1
+
+
+_GLOBAL: contextvars.ContextVar[_GlobalSeed | _TracedSeed | None] = contextvars.ContextVar(
     "minibatcher_tfdata_global_seed", default=None)
 
 
@@ -120,7 +142,7 @@ def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
     state = _GLOBAL.get()
     if state is not None:
         if op_seed is None:
-            op_seed = state.op_seeds.randint(0, MAXINT32)
+            op_seed = state.next_op_seed()
         seeds: tuple[int | None, int | None] = (state.seed % MAXINT32,
                                                 _as_seed(op_seed, "seed") % MAXINT32)
     elif op_seed is not None:
@@ -130,6 +152,44 @@ def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
     if seeds == (0, 0):
         return 0, MAXINT32
     return seeds
+
+
+def capture_function_seed() -> int | None:
+    """The global seed a dataset function sees: the one set when the dataset that
+    calls it is built (TF traces the function then). Pass it to
+    :func:`function_seed_scope` around every call.
+
+    Example:
+        >>> with random_seed_scope(4):
+        ...     captured = capture_function_seed()
+        >>> captured, capture_function_seed() is None
+        (4, True)
+    """
+    return global_seed()
+
+
+@contextlib.contextmanager
+def function_seed_scope(captured: int | None) -> Iterator[None]:
+    """The seed context of one call of a dataset function (``interleave``'s
+    ``map_func``, ``group_by_window``'s ``reduce_func``, ...), as TF's traced
+    function has it: the global seed ``captured`` when the dataset was built, and
+    op seeds counted from 0 in the function (so a shuffle without an op seed
+    gets ``(G, 0)`` in every call and every epoch, as in TF); no global seed:
+    unseeded ops draw random seeds.
+
+    Example:
+        >>> with function_seed_scope(7):
+        ...     get_seed(None), get_seed(None), get_seed(3)
+        ((7, 0), (7, 1), (7, 3))
+        >>> with function_seed_scope(7):
+        ...     get_seed(None)
+        (7, 0)
+    """
+    token = _GLOBAL.set(None if captured is None else _TracedSeed(captured))
+    try:
+        yield
+    finally:
+        _GLOBAL.reset(token)
 
 
 def shuffle_seeds(op_seed: int | None) -> tuple[int, int, bool]:

@@ -159,6 +159,29 @@ def to_leaf(value: Any) -> Any:
     return arr[()] if arr.ndim == 0 else arr
 
 
+def as_array(value: Any) -> np.ndarray:
+    """A leaf as an array for batching, strings as TF's (``bytes`` in object arrays:
+    ``str`` encoded as UTF-8, fixed-width ``S``/``U`` arrays converted).
+
+    Example:
+        >>> as_array("é").tolist(), as_array(np.array([b"ab", b"c"])).dtype
+        (b'\\xc3\\xa9', dtype('O'))
+    """
+    if isinstance(value, str):
+        value = value.encode("utf-8")
+    if isinstance(value, bytes):
+        out = np.empty((), dtype=object)
+        out[()] = value
+        return out
+    arr = np.asarray(value)
+    if arr.dtype.kind == "U":
+        return np.vectorize(lambda s: s.encode("utf-8"), otypes=[object])(arr) if arr.size \
+            else arr.astype(object)
+    if arr.dtype.kind == "S":
+        return arr.astype(object)
+    return arr
+
+
 def _shape_error(component: int, first: tuple, index: int, other: tuple) -> FormatError:
     return FormatError(f"Cannot batch tensors with different shapes in component {component}. "
                        f"First element had shape {list(first)} and element {index} had shape "
@@ -182,11 +205,11 @@ def stack_leaves(values: list[Any], component: int) -> np.ndarray:
             raise FormatError(f"Cannot batch component {component}: it holds {kind.__name__}s "
                               "and other values")
         return kind.stack(values)
-    if isinstance(values[0], bytes):
+    if isinstance(values[0], (bytes, str)) and all(isinstance(v, (bytes, str)) for v in values):
         out = np.empty(len(values), dtype=object)
-        out[:] = values
+        out[:] = [v.encode("utf-8") if isinstance(v, str) else v for v in values]
         return out
-    arrays = [np.asarray(v) for v in values]
+    arrays = [as_array(v) for v in values]
     first = arrays[0].shape
     for i, a in enumerate(arrays):
         if a.shape != first:

@@ -1,0 +1,81 @@
+"""Fixed pipelines of the differential suite: the reproducers of issue 13 (and later bugs),
+in the language of tf_diff_lang.py. tools/tf_diff.py runs them with the random ones."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _p(src: list[Any], *ops: list[Any], seed: int | None = None) -> dict[str, Any]:
+    return {"seed": seed, "src": src, "ops": [list(op) for op in ops]}
+
+
+def _fn(name: str) -> dict[str, str]:
+    return {"fn": name}
+
+
+RANGE6 = ["range", [6]]
+STRINGS = ["slices", [["a", "bb"]]]
+SENTENCES = ["slices", [["a bb", "ccc", "d e f"]]]
+
+FIXED: dict[str, dict[str, Any]] = {
+    # 13.1 padded_batch of scalar strings, string padding values
+    "padded_batch scalar strings": _p(STRINGS, ["padded_batch", [2], {}]),
+    "padded_batch string padding_values": _p(
+        SENTENCES, ["map", [_fn("split(s)")], {}],
+        ["padded_batch", [2], {"padding_values": "<end>"}]),
+    "padded_batch scalar strings padding_values": _p(
+        STRINGS, ["padded_batch", [3], {"padding_values": "x"}]),
+    # 13.2 the extra input iterator of a finite repeat
+    "shuffle.map.repeat(2)": _p(RANGE6, ["shuffle", [6], {"seed": 0}],
+                                ["map", [_fn("x+1")], {}], ["repeat", [2], {}]),
+    "shuffle.map.repeat(2).repeat(2)": _p(RANGE6, ["shuffle", [6], {"seed": 0}],
+                                          ["map", [_fn("x+1")], {}], ["repeat", [2], {}],
+                                          ["repeat", [2], {}]),
+    "shuffle.map.repeat(1)": _p(RANGE6, ["shuffle", [6], {"seed": 0}],
+                                ["map", [_fn("x+1")], {}], ["repeat", [1], {}]),
+    "fused shuffle.repeat over a stateful input": _p(
+        ["range", [3]], ["shuffle", [7, 42], {}], ["map", [_fn("x+1")], {}],
+        ["shuffle", [7, 5], {}], ["repeat", [], {}], ["take", [2], {}]),
+    "fused shuffle.repeat(3) over a stateful input": _p(
+        ["range", [4]], ["shuffle", [3, 1], {}], ["map", [_fn("x+1")], {}],
+        ["shuffle", [9, 5], {}], ["repeat", [3], {}]),
+    # 13.3 interleave(cycle_length=None): TF's rule over the machine's schedulable cores
+    "interleave cycle_length=None": _p(RANGE6, ["interleave", [_fn("D.range(10x,10x+3)")], {}]),
+    "interleave cycle_length=None, num_parallel_calls=1": _p(
+        RANGE6, ["interleave", [_fn("D.range(10x,10x+3)")], {"num_parallel_calls": 1}]),
+    "interleave cycle_length=None, num_parallel_calls=AUTOTUNE": _p(
+        RANGE6, ["interleave", [_fn("D.range(10x,10x+3)")], {"num_parallel_calls": -1}]),
+    "interleave num_parallel_calls > cycle_length": _p(
+        RANGE6, ["interleave", [_fn("D.range(10x,10x+3)")],
+                 {"cycle_length": 2, "num_parallel_calls": 3}]),
+    # 13.5 an unseeded shuffle inside an interleave function, under a global seed
+    "interleave of unseeded shuffles": _p(
+        ["range", [3]], ["interleave", [_fn("D.range(10x,10x+5).shuffle(5)")],
+                         {"cycle_length": 3}], seed=7),
+    "flat_map of unseeded shuffles, seed 0": _p(
+        ["range", [3]], ["flat_map", [_fn("D.range(10x,10x+5).shuffle(5)")], {}], seed=0),
+    # 13.7 errors in functions: that element fails, the iterator goes on
+    "map error": _p(RANGE6, ["map", [_fn("fail(x==3)")], {}]),
+    "map error in a batch": _p(RANGE6, ["map", [_fn("fail(x==3)")], {}], ["batch", [2], {}]),
+    "map error under a shuffle": _p(RANGE6, ["map", [_fn("fail(x==3)")], {}],
+                                    ["shuffle", [3], {"seed": 1}]),
+    # 13.8 smaller ones
+    "enumerate(2**62)": _p(["range", [4]], ["enumerate", [2**62], {}]),
+    "enumerate(2**63-3)": _p(["range", [4]], ["enumerate", [2**63 - 3], {}]),
+    "group_by_window over an infinite input": _p(
+        ["range", [5]], ["repeat", [], {}],
+        ["group_by_window", [], {"key_func": _fn("x%2"), "reduce_func": _fn("w.batch(2)"),
+                                 "window_size": 2}], ["take", [6], {}]),
+    "bucket_by_sequence_length with repeated boundaries": _p(
+        ["range", [8]], ["map", [_fn("range(x%4)")], {}],
+        ["bucket_by_sequence_length", [_fn("len32(v)"), [2, 2], [1, 2, 3]], {}]),
+    "bucket_by_sequence_length with unsorted boundaries": _p(
+        ["range", [8]], ["map", [_fn("range(x%4)")], {}],
+        ["bucket_by_sequence_length", [_fn("len32(v)"), [3, 1], [1, 2, 3]], {}]),
+    "zip of an infinite and a finite dataset": _p(
+        ["zip", [{"tuple": [{"ds": {"src": ["range", [3]], "ops": [["repeat", [], {}]]}},
+                            {"ds": {"src": ["range", [4]], "ops": []}}]}]]),
+    "padded_shapes of -5": _p(["range", [4]], ["map", [_fn("range(x%4)")], {}],
+                              ["padded_batch", [2], {"padded_shapes": [-5]}]),
+}

@@ -1,0 +1,250 @@
+"""The pipeline description language of the differential suite against TensorFlow.
+
+A pipeline is JSON: a source, a list of ops and the global seed::
+
+    {"seed": 5 | null,
+     "src": ["range", [12]],                       # Dataset.range(12) (a static method)
+     "ops": [["shuffle", [6], {"seed": 3}],        # .shuffle(6, seed=3)
+             ["map", [{"fn": "x*2"}], {}],         # .map(<the function named "x*2">)
+             ["interleave", [{"fn": "D.range(x%4)"}], {"cycle_length": 2}]]}
+
+Arguments are JSON values, with four tagged forms: ``{"fn": name}`` a function of the fixed
+table :data:`FUNCTIONS`, ``{"ds": pipeline}`` a nested dataset (no seed of its own),
+``{"const": v, "dtype": "int64"}`` a typed constant (``tf.constant`` / a NumPy scalar),
+``{"tuple": [...]}`` a tuple. Ops are method calls with TF's names, so the same description
+builds a ``tf.data.Dataset`` (``tools/tf_diff.py``) and a ``minibatcher.tfdata.Dataset``
+(``tests/tfdata/test_tf_diff.py``). This module never imports TensorFlow: a :class:`Backend`
+carries the module that builds.
+
+Each function is written once for both backends where Python operators suffice (``x * 2``
+works on a tensor and on a NumPy value); otherwise it has a TF and a NumPy body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Backend:
+    """What builds a pipeline: ``tf`` (TensorFlow) or ``td`` (minibatcher.tfdata) is set."""
+
+    Dataset: Any
+    tf: Any = None
+    td: Any = None
+
+
+@dataclass(frozen=True)
+class Fn:
+    """A named function: the element kind it takes and gives, and ``make(backend)`` -> the
+    callable. Kinds: ``int`` (int64), ``i32``, ``str``, ``vec`` (1-D int64, ragged), ``svec``
+    (1-D strings), ``pair`` ((int64, int64)), ``e:K`` (enumerated K), ``b:K`` (batches of K);
+    ``num`` takes int or i32 and ``=`` gives the kind taken; ``ds:K`` is a dataset of K,
+    ``bool`` a predicate, ``key`` an int64 key, ``len`` an int32 length, ``window`` a
+    ``(key, window)`` reduce function and ``size`` a window size."""
+
+    takes: str
+    gives: str
+    make: Callable[[Backend], Callable[..., Any]]
+
+
+def _same(fn: Callable[..., Any]) -> Callable[[Backend], Callable[..., Any]]:
+    return lambda b: fn
+
+
+def _split(tf_fn: Callable[[Any], Callable[..., Any]], np_fn: Callable[..., Any]
+           ) -> Callable[[Backend], Callable[..., Any]]:
+    return lambda b: tf_fn(b.tf) if b.tf is not None else np_fn
+
+
+def _ds(fn: Callable[[Any], Callable[..., Any]]) -> Callable[[Backend], Callable[..., Any]]:
+    return lambda b: fn(b.Dataset)
+
+
+def _failing(tf: Any) -> Callable[[Any], Any]:
+    def f(x: Any) -> Any:
+        check = tf.debugging.assert_none_equal(x, tf.constant(3, x.dtype))
+        with tf.control_dependencies([check]):
+            return tf.identity(x)
+    return f
+
+
+def _fail_np(x: Any) -> Any:
+    if x == 3:
+        raise ValueError("x == 3")
+    return x
+
+
+FUNCTIONS: dict[str, Fn] = {
+    # int64 scalars
+    "x*2": Fn("num", "=", _same(lambda x: x * 2)),
+    "x+1": Fn("num", "=", _same(lambda x: x + 1)),
+    "x%5": Fn("num", "=", _same(lambda x: x % 5)),
+    "x//2": Fn("num", "=", _same(lambda x: x // 2)),
+    "fail(x==3)": Fn("int", "int", _split(_failing, _fail_np)),
+    "x%3==0": Fn("num", "bool", _same(lambda x: x % 3 == 0)),
+    "x%2==1": Fn("num", "bool", _same(lambda x: x % 2 == 1)),
+    "x<6": Fn("num", "bool", _same(lambda x: x < 6)),
+    "x%3": Fn("int", "key", _same(lambda x: x % 3)),
+    "x%2": Fn("int", "key", _same(lambda x: x % 2)),
+    "str(x)": Fn("int", "str", _split(lambda tf: tf.strings.as_string,
+                                      lambda x: str(int(x)).encode())),
+    "range(x%4)": Fn("int", "vec", _split(lambda tf: lambda x: tf.range(x % 4),
+                                          lambda x: np.arange(x % 4, dtype=np.int64))),
+    "fill(x%3,x)": Fn("int", "vec", _split(lambda tf: lambda x: tf.fill([x % 3], x),
+                                           lambda x: np.full(x % 3, x, np.int64))),
+    "(x,x%3)": Fn("int", "pair", _same(lambda x: (x, x % 3))),
+    # datasets made by functions (interleave, flat_map)
+    "D.range(x%4)": Fn("int", "ds:int", _ds(lambda D: lambda x: D.range(x % 4))),
+    "D.range(10x,10x+3)": Fn("int", "ds:int", _ds(lambda D: lambda x: D.range(10 * x, 10 * x + 3))),
+    "D.from_tensors(x).repeat(x%3)": Fn("int", "ds:int", _ds(
+        lambda D: lambda x: D.from_tensors(x).repeat(x % 3))),
+    "D.range(10x,10x+5).shuffle(5)": Fn("int", "ds:int", _ds(
+        lambda D: lambda x: D.range(10 * x, 10 * x + 5).shuffle(5))),
+    "D.range(10x,10x+5).shuffle(3,seed=1)": Fn("int", "ds:int", _ds(
+        lambda D: lambda x: D.range(10 * x, 10 * x + 5).shuffle(3, seed=1))),
+    "D.range(10x,10x+4).shuffle(4,seed=2).map(y+1).repeat(2)": Fn("int", "ds:int", _ds(
+        lambda D: lambda x: D.range(10 * x, 10 * x + 4).shuffle(4, seed=2).map(
+            lambda y: y + 1).repeat(2))),
+    # strings
+    "len(s)": Fn("str", "int", _split(
+        lambda tf: lambda s: tf.cast(tf.strings.length(s), tf.int64), lambda s: np.int64(len(s)))),
+    "s+'!'": Fn("str", "str", _split(lambda tf: lambda s: tf.strings.join([s, "!"]),
+                                     lambda s: s + b"!")),
+    "len(s)>1": Fn("str", "bool", _split(lambda tf: lambda s: tf.strings.length(s) > 1,
+                                         lambda s: len(s) > 1)),
+    "split(s)": Fn("str", "svec", _split(lambda tf: tf.strings.split,
+                                         lambda s: np.array(s.split(), dtype=object))),
+    # vectors
+    "size(v)": Fn("vec", "int", _split(lambda tf: lambda v: tf.size(v, out_type=tf.int64),
+                                       lambda v: np.int64(len(v)))),
+    "sum(v)": Fn("vec", "int", _split(lambda tf: tf.reduce_sum, lambda v: v.sum())),
+    "v*2": Fn("vec", "vec", _same(lambda v: v * 2)),
+    "len32(v)": Fn("vec", "len", _split(lambda tf: tf.size, lambda v: np.int32(len(v)))),
+    "size(v)>1": Fn("vec", "bool", _split(lambda tf: lambda v: tf.size(v) > 1,
+                                          lambda v: len(v) > 1)),
+    "size(w)": Fn("svec", "int", _split(lambda tf: lambda v: tf.size(v, out_type=tf.int64),
+                                        lambda v: np.int64(len(v)))),
+    # pairs
+    "a+b": Fn("pair", "int", _same(lambda a, b: a + b)),
+    "b==0": Fn("pair", "bool", _same(lambda a, b: b == 0)),
+    "(b,a)": Fn("pair", "pair", _same(lambda a, b: (b, a))),
+    "key(b)": Fn("pair", "key", _same(lambda a, b: b)),
+    # enumerated elements
+    "i": Fn("e:", "int", _same(lambda i, x: i)),
+    "i%2==0": Fn("e:", "bool", _same(lambda i, x: i % 2 == 0)),
+    # group_by_window's reduce and window size functions
+    "w.batch(2)": Fn("window", "b:", _same(lambda k, w: w.batch(2))),
+    "w.take(1)": Fn("window", "=", _same(lambda k, w: w.take(1))),
+    "w.shuffle(3).batch(3)": Fn("window", "b:", _same(lambda k, w: w.shuffle(3).batch(3))),
+    "k%2+2": Fn("key", "size", _same(lambda k: k % 2 + 2)),
+}
+
+
+def resolve(value: Any, backend: Backend) -> Any:
+    """An argument of the description as the backend's value (see the module docstring)."""
+    if isinstance(value, list):
+        return [resolve(v, backend) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "fn" in value:
+        return FUNCTIONS[value["fn"]].make(backend)
+    if "ds" in value:
+        return build(value["ds"], backend)
+    if "tuple" in value:
+        return tuple(resolve(v, backend) for v in value["tuple"])
+    if "const" in value:
+        return _constant(value["const"], value["dtype"], backend)
+    raise ValueError(f"unknown argument form {value!r}")
+
+
+def _constant(value: Any, dtype: str, backend: Backend) -> Any:
+    if backend.tf is not None:
+        return backend.tf.constant(value, getattr(backend.tf, dtype))
+    if dtype == "string":
+        return np.array(value, dtype=object) if isinstance(value, list) else value.encode()
+    return np.array(value, dtype=dtype)[()]
+
+
+def build(desc: dict[str, Any], backend: Backend) -> Any:
+    """The dataset ``desc`` describes (its ``seed`` is applied by the caller)."""
+    name, args = desc["src"]
+    ds = getattr(backend.Dataset, SOURCES.get(name, name))(*resolve(args, backend))
+    for op, op_args, op_kwargs in desc["ops"]:
+        ds = getattr(ds, op)(*resolve(op_args, backend),
+                             **{k: resolve(v, backend) for k, v in op_kwargs.items()})
+    return ds
+
+
+SOURCES = {"slices": "from_tensor_slices", "tensors": "from_tensors"}
+
+
+def encode_leaf(leaf: Any) -> tuple[str, Any]:
+    """``(dtype code, JSON value)`` of one NumPy leaf (strings as latin-1 text)."""
+    if isinstance(leaf, bytes):
+        return "s", leaf.decode("latin-1")
+    arr = np.asarray(leaf)
+    if arr.dtype.kind in "OS":
+        flat = [v.decode("latin-1") if isinstance(v, bytes) else repr(v) for v in arr.ravel()]
+        return "s", np.array(flat, dtype=object).reshape(arr.shape).tolist()
+    return arr.dtype.str, arr.tolist()
+
+
+def encode(element: Any) -> tuple[Any, Any]:
+    """``(signature, value)`` of an element: tuples as lists, dicts with sorted keys."""
+    if isinstance(element, tuple):
+        parts = [encode(e) for e in element]
+        return [p[0] for p in parts], [p[1] for p in parts]
+    if isinstance(element, dict):
+        parts = {k: encode(element[k]) for k in sorted(element)}
+        return {k: p[0] for k, p in parts.items()}, {k: p[1] for k, p in parts.items()}
+    return encode_leaf(element)
+
+
+LIMIT = 30          # elements recorded per epoch
+MAX_READ = 3000     # elements read per epoch at most (the generator's pipelines end sooner)
+MAX_ERRORS = 10     # errors per epoch before the epoch is abandoned
+
+
+def _epoch(dataset: Any, convert: Callable[[Any], Any], sigs: list[Any]) -> list[Any]:
+    try:
+        it = iter(dataset)
+    except Exception as e:  # noqa: BLE001 - recorded and compared
+        return [{"iter_error": type(e).__name__}]
+    values: list[Any] = []
+    read = errors = 0
+    while read < MAX_READ and errors < MAX_ERRORS:
+        try:
+            element = next(it)
+        except StopIteration:
+            break
+        except Exception as e:  # noqa: BLE001 - recorded and compared
+            errors += 1
+            element = None
+            value: Any = {"error": type(e).__name__}
+        else:
+            sig, value = encode(convert(element))
+            if sig not in sigs:
+                sigs.append(sig)
+            if len(sigs) > 1:
+                value = {"sig": sigs.index(sig), "v": value}
+        read += 1
+        if len(values) < LIMIT:
+            values.append(value)
+    if read > LIMIT:
+        values.append({"total": read})
+    return values
+
+
+def run(dataset: Any, epochs: int, convert: Callable[[Any], Any]) -> dict[str, Any]:
+    """Its cardinality, then ``epochs`` iterations of ``dataset`` (the same object: TF's next
+    epochs), each read to its end (recording the first :data:`LIMIT` elements and the count):
+    stopping early would make TF's next epoch depend on how far its background threads read
+    ahead. An error is recorded as ``{"error": class name}`` and reading goes on (TF's
+    iterators continue after an error in a function)."""
+    sigs: list[Any] = []
+    out = [_epoch(dataset, convert, sigs) for _ in range(epochs)]
+    return {"card": int(dataset.cardinality()), "epochs": out, "sigs": sigs}

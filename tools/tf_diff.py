@@ -1,0 +1,94 @@
+"""The differential suite's expected outputs: random tf.data pipelines run by TensorFlow itself.
+
+Run with TensorFlow 2.21 (tests never import it; they read what this writes)::
+
+    TF_CPP_MIN_LOG_LEVEL=3 /work/tfvenv/bin/python tools/tf_diff.py [--count 300] [--seed 2024]
+
+It draws ``--count`` random pipelines (``tests/tfdata/tf_diff_gen.py``) plus the fixed cases
+of ``FIXED`` (issue reproducers), builds each in TensorFlow from its JSON description
+(``tests/tfdata/tf_diff_lang.py``), iterates the same dataset twice (two epochs, up to
+``LIMIT`` elements each; an error is recorded and reading goes on) and writes
+``tests/data/tf_golden/tf_diff.json``. ``tests/tfdata/test_tf_diff.py`` builds the same
+descriptions with ``minibatcher.tfdata`` and compares element for element (values, dtypes,
+errors), and runs a sample through the every-step resume check. The file records this
+machine's schedulable cores (``cores``), which TF's ``interleave(cycle_length=None)`` rule
+depends on; the test gives ours the same count (``Options().autotune.cpu_budget``).
+
+Adding an op (other helpers: ``unbatch``, ``window``, ``scan``, ...):
+
+1. In ``tests/tfdata/tf_diff_gen.py`` write ``op_NAME(d, kind) -> (args, kwargs, out_kind)``
+   (or ``None`` when the op does not apply to elements of ``kind``), using ``d.r`` for
+   randomness and ``d.fn(kind, gives)`` to pick a function, and add
+   ``OpGen("NAME", op_NAME, weight)`` to ``OPS``. The op is called as
+   ``ds.NAME(*args, **kwargs)`` on both sides, so it needs TF's method name and arguments.
+2. If it takes functions not yet in ``FUNCTIONS`` (``tests/tfdata/tf_diff_lang.py``), add
+   them there: one entry with the kinds it takes and gives, written once with Python
+   operators, or with a TF body and a NumPy body (``_split``).
+3. A static source (``Dataset.counter``, ...) is a new branch of ``_source`` in the generator
+   (``["counter", [args]]`` calls ``Dataset.counter(*args)``).
+4. Regenerate with this tool and commit the JSON; run ``pytest tests/tfdata/test_tf_diff.py``.
+   Keep the file small (``--count`` a few hundred; it is a few hundred KB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import tensorflow as tf  # noqa: E402
+
+from tests.tfdata import tf_diff_gen, tf_diff_lang  # noqa: E402
+from tests.tfdata.tf_diff_cases import FIXED  # noqa: E402
+
+OUT = REPO / "tests" / "data" / "tf_golden" / "tf_diff.json"
+
+
+def _numpy(element: Any) -> Any:
+    return tf.nest.map_structure(lambda t: t.numpy(), element)
+
+
+def run_case(desc: dict[str, Any]) -> dict[str, Any]:
+    """TensorFlow's answer for one description (build error, or two epochs)."""
+    tf.random.set_seed(desc["seed"])
+    backend = tf_diff_lang.Backend(Dataset=tf.data.Dataset, tf=tf)
+    try:
+        dataset = tf_diff_lang.build(desc, backend)
+    except Exception as e:  # noqa: BLE001 - the expected answer
+        return {"desc": desc, "build_error": type(e).__name__}
+    return {"desc": desc, **tf_diff_lang.run(dataset, 2, _numpy)}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--count", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    tf.autograph.set_verbosity(0)
+    r = random.Random(args.seed)
+    descs = [dict(d, name=name) for name, d in FIXED.items()]
+    descs += [tf_diff_gen.pipeline(r) for _ in range(args.count)]
+    cases = []
+    for i, desc in enumerate(descs):
+        cases.append(run_case(desc))
+        if i % 50 == 0:
+            print(f"{i}/{len(descs)}", file=sys.stderr)
+    data = {"tensorflow": tf.__version__, "generator_seed": args.seed, "limit": tf_diff_lang.LIMIT,
+            "cores": len(os.sched_getaffinity(0)), "cases": cases}
+    args.out.write_text(json.dumps(data, separators=(",", ":")) + "\n")
+    print(f"wrote {len(cases)} cases to {args.out} ({args.out.stat().st_size} bytes) with "
+          f"TensorFlow {tf.__version__}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -22,6 +22,7 @@ from .dataset import AUTOTUNE, Dataset
 from .dtypes import DType, as_dtype, bool_, complex64, complex128, double, float16, float32
 from .dtypes import float64, half, int8, int16, int32, int64, string, uint8, uint16, uint32
 from .dtypes import uint64
+from .fixed_length import FixedLengthRecordDataset
 from .ragged_tensor import RaggedTensor
 from .iterator import DatasetIterator
 from .options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions, DistributeOptions,
@@ -45,6 +46,7 @@ __all__ = [
     "DatasetIterator",
     "DistributeOptions",
     "ExternalStatePolicy",
+    "FixedLengthRecordDataset",
     "INFINITE_CARDINALITY",
     "OptimizationOptions",
     "Options",

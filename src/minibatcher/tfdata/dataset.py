@@ -18,11 +18,14 @@ from typing import Any, Callable, Iterator
 
 from ..state import Fields
 from .core import INFINITE, UNKNOWN, Iter, View, view_iter
+from .methods_consumers import ConsumerMethods
+from .methods_sources import SourceMethods
+from .methods_transforms import TransformMethods
 
 AUTOTUNE = -1
 
 
-class Dataset:
+class Dataset(SourceMethods, TransformMethods, ConsumerMethods):
     """A lazy, composable dataset (``tf.data.Dataset``).
 
     Subclasses implement the node protocol (:mod:`minibatcher.tfdata.core`):
@@ -57,6 +60,19 @@ class Dataset:
 
     def _cardinality(self) -> int:
         return UNKNOWN
+
+    def __getattr__(self, name: str) -> Any:
+        """Only reached for names the class lacks: tf.data's methods we do not provide
+        raise ``NotSupportedError`` saying so (:mod:`.unsupported`), others AttributeError.
+
+        Example:
+            >>> Dataset.range(1).snapshot("/tmp/x")
+            Traceback (most recent call last):
+            ...
+            minibatcher.errors.NotSupportedError: Dataset.snapshot (tf.data's snapshot) is not ...
+        """
+        from .unsupported import missing_attribute
+        raise missing_attribute(self, name)
 
     # -- iteration ---------------------------------------------------------------------------
     def __iter__(self) -> Iterator[Any]:

@@ -96,7 +96,8 @@ class _Option:
 
     def __set__(self, obj: Any, value: Any) -> None:
         if not isinstance(value, self.kind):
-            want = getattr(self.kind, "__name__", None) or " or ".join(k.__name__ for k in self.kind)
+            want = getattr(self.kind, "__name__", None) or \
+                " or ".join(k.__name__ for k in self.kind)
             raise TypeError(f"option {self.name} should be a {want}, but got "
                             f"{self.name}={value!r} ({type(value).__name__})")
         obj._values[self.name] = value

@@ -1,0 +1,62 @@
+"""``Dataset`` methods that consume a dataset into a value: ``reduce`` and
+``get_single_element`` (a mixin of :class:`~minibatcher.tfdata.Dataset`).
+
+Both iterate the dataset once, which starts one iteration of it as TF's ops do
+(a reshuffling shuffle inside draws its next order).
+
+Example:
+    >>> import numpy as np
+    >>> from minibatcher.tfdata import Dataset
+    >>> int(Dataset.range(4).reduce(np.int64(0), lambda s, x: s + x))
+    6
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+class ConsumerMethods:
+    """``Dataset``'s consuming methods (see the module docstring).
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> Dataset.from_tensors(b"x").get_single_element()
+        b'x'
+    """
+
+    def reduce(self, initial_state: Any, reduce_func: Callable[[Any, Any], Any],
+               name: str | None = None) -> Any:
+        """``reduce_func(state, element) -> new_state`` folded over the elements;
+        returns the final state (the initial one for an empty dataset).
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> Dataset.from_tensor_slices(["a", "b"]).reduce("", lambda s, x: s + x)
+            b'ab'
+        """
+        from .scan import reduce_dataset
+        return reduce_dataset(self, initial_state, reduce_func)  # type: ignore[arg-type]
+
+    def get_single_element(self, name: str | None = None) -> Any:
+        """The one element of a dataset of exactly one element
+        (``InvalidArgumentError`` otherwise, as TF).
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> Dataset.range(0).get_single_element()
+            Traceback (most recent call last):
+            ...
+            minibatcher.tfdata.errors.InvalidArgumentError: Dataset was empty.
+        """
+        from .errors import InvalidArgumentError
+        it = iter(self)  # type: ignore[call-overload]
+        try:
+            element = next(it)
+        except StopIteration:
+            raise InvalidArgumentError("Dataset was empty.") from None
+        try:
+            next(it)
+        except StopIteration:
+            return element
+        raise InvalidArgumentError("Dataset had more than one element.")

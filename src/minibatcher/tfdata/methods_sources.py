@@ -1,0 +1,104 @@
+"""``Dataset``'s static constructors beyond the basic ones: ``random``, ``counter``,
+``sample_from_datasets``, ``choose_from_datasets``, ``list_files`` (a mixin of
+:class:`~minibatcher.tfdata.Dataset`; each builds the node of its module).
+
+Example:
+    >>> from minibatcher.tfdata import Dataset
+    >>> [int(x) for x in Dataset.counter(10, -2).take(3)]
+    [10, 8, 6]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .dataset import Dataset
+
+
+class SourceMethods:
+    """``Dataset``'s extra constructors (see the module docstring).
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> Dataset.random(seed=1).cardinality()
+        -1
+    """
+
+    @staticmethod
+    def random(seed: int | None = None, rerandomize_each_iteration: bool | None = None,
+               name: str | None = None) -> "Dataset":
+        """Pseudorandom int64 values in ``[0, 2**32)``, forever: TF's values for the
+        same seeds (a new draw per iteration only with ``rerandomize_each_iteration``).
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> [int(x) for x in Dataset.random(seed=42).take(2)]
+            [2985944072, 4132877644]
+        """
+        from .random_sources import RandomDataset
+        return RandomDataset(seed, rerandomize_each_iteration)
+
+    @staticmethod
+    def counter(start: Any = 0, step: Any = 1, dtype: Any = np.int64,
+                name: str | None = None) -> "Dataset":
+        """``start, start + step, ...`` forever (wrapping around as the dtype does).
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> [int(x) for x in Dataset.counter(dtype=np.int32).take(2)]
+            [0, 1]
+        """
+        from .random_sources import CounterDataset
+        return CounterDataset(start, step, dtype)
+
+    @staticmethod
+    def sample_from_datasets(datasets: Sequence["Dataset"], weights: Any = None,
+                             seed: int | None = None, stop_on_empty_dataset: bool = False,
+                             rerandomize_each_iteration: bool | None = None) -> "Dataset":
+        """Elements drawn from ``datasets`` at random with ``weights`` (a list, or a
+        dataset of weight vectors), exactly as TF draws them for the same seeds.
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> ds = Dataset.sample_from_datasets([Dataset.range(3), Dataset.range(10, 13)], seed=1)
+            >>> sorted(int(x) for x in ds)
+            [0, 1, 2, 10, 11, 12]
+        """
+        from .sampling import sample_from_datasets
+        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset,
+                                    rerandomize_each_iteration)
+
+    @staticmethod
+    def choose_from_datasets(datasets: Sequence["Dataset"], choice_dataset: "Dataset",
+                             stop_on_empty_dataset: bool = True) -> "Dataset":
+        """Element ``i`` taken from ``datasets[c]``, ``c`` the ``i``-th (int64) element
+        of ``choice_dataset``.
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> choice = Dataset.range(2).repeat(2)
+            >>> [int(x) for x in Dataset.choose_from_datasets(
+            ...     [Dataset.range(5), Dataset.range(10, 15)], choice)]
+            [0, 10, 1, 11]
+        """
+        from .sampling import choose_from_datasets
+        return choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    @staticmethod
+    def list_files(file_pattern: Any, shuffle: bool | None = None, seed: int | None = None,
+                   name: str | None = None) -> "Dataset":
+        """The files matching ``file_pattern`` (a pattern or a list), sorted, then
+        shuffled unless ``shuffle=False`` (TF's matching rules and shuffle order).
+
+        Example:
+            >>> import pathlib, tempfile
+            >>> from minibatcher.tfdata import Dataset
+            >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "x.txt").write_text("x")
+            >>> [pathlib.Path(p.decode()).name for p in Dataset.list_files(str(d / "*.txt"))]
+            ['x.txt']
+        """
+        from .listing import list_files
+        return list_files(file_pattern, shuffle, seed)

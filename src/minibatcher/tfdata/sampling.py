@@ -1,0 +1,328 @@
+"""``sample_from_datasets`` and ``choose_from_datasets``: TF's directed interleave.
+
+A *selector* stream of int64 indices says which input gives the next element;
+an exhausted input's indices are skipped (or, with ``stop_on_empty_dataset``,
+end the stream), and the stream ends when every input is exhausted or the
+selector ends. ``choose_from_datasets`` takes the selector from the user;
+``sample_from_datasets`` builds TF's, bit for bit: ``Dataset.random(seed)``
+read in pairs, each pair the seed of one ``stateless_multinomial`` draw over
+``log(weights)`` (Philox key and counter from TF's ``GenerateKey``, one
+``SimplePhilox.RandDouble``, the upper bound in the unnormalized cumulative
+``exp(logit - max)``). Zero (or negative) weights drop their datasets first,
+as TF does; a single remaining dataset is returned as it is.
+
+The state is the selector's cursor and every input's, so a restore seeks.
+
+Example:
+    >>> from minibatcher.tfdata import Dataset
+    >>> ds = [Dataset.range(i * 100, i * 100 + 10) for i in range(3)]
+    >>> [int(x) for x in Dataset.sample_from_datasets(ds, seed=42).take(8)]
+    [200, 201, 100, 202, 101, 203, 0, 1]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..state import Fields
+from .core import INFINITE, UNKNOWN, Iter
+from .dataset import Dataset
+from .errors import InvalidArgumentError
+from .philox import Draws
+from .shuffle import SeedGenerator
+
+_M32 = np.uint64(0xFFFFFFFF)
+_ROUND_M = (np.uint64(0xD2511F53), np.uint64(0xCD9E8D57))
+_ROUND_W = (0x9E3779B9, 0xBB67AE85)
+_KEY = (np.uint64(0x3EC8F720), np.uint64(0x02461E29))
+_BLOCK = 1024
+
+
+def _philox(c: list[np.ndarray], k: list[np.ndarray]) -> list[np.ndarray]:
+    """Philox4x32-10 on lanes of uint64-held words (one key per lane)."""
+    c0, c1, c2, c3 = c
+    k0, k1 = k
+    shift = np.uint64(32)
+    for rnd in range(10):
+        p0, p1 = _ROUND_M[0] * c0, _ROUND_M[1] * c2
+        c0, c1, c2, c3 = (p1 >> shift) ^ c1 ^ k0, p1 & _M32, (p0 >> shift) ^ c3 ^ k1, p0 & _M32
+        if rnd < 9:
+            k0 = (k0 + np.uint64(_ROUND_W[0])) & _M32
+            k1 = (k1 + np.uint64(_ROUND_W[1])) & _M32
+    return [c0, c1, c2, c3]
+
+
+def stateless_uniform_doubles(seed0: np.ndarray, seed1: np.ndarray) -> np.ndarray:
+    """The first ``SimplePhilox.RandDouble()`` of TF's stateless generator for
+    each seed pair (``GenerateKey``: Philox of the seeds under a fixed key gives
+    the key and counter).
+
+    Example:
+        >>> stateless_uniform_doubles(np.array([0]), np.array([0]))[0] < 1.0
+        np.True_
+    """
+    s0, s1 = seed0.astype(np.uint64), seed1.astype(np.uint64)
+    n = len(s0)
+    key = [np.full(n, _KEY[0]), np.full(n, _KEY[1])]
+    mix = _philox([s0 & _M32, s0 >> np.uint64(32), s1 & _M32, s1 >> np.uint64(32)], key)
+    zero = np.zeros(n, np.uint64)
+    words = _philox([zero, zero, mix[2], mix[3]], [mix[0], mix[1]])
+    mantissa = ((words[0] & np.uint64(0xFFFFF)) << np.uint64(32)) | words[1]
+    bits = mantissa | (np.uint64(1023) << np.uint64(52))
+    return bits.view(np.float64) - 1.0
+
+
+def multinomial_cdf(logits: np.ndarray) -> np.ndarray:
+    """TF's unnormalized cumulative distribution of one row of logits (doubles;
+    non-finite logits add nothing).
+
+    Example:
+        >>> multinomial_cdf(np.array([0.0, np.log(3.0), -np.inf, 0.0])).round(9).tolist()
+        [0.333333333, 1.333333333, 1.333333333, 1.666666667]
+    """
+    finite = np.isfinite(logits)
+    top = float(logits[finite].max()) if finite.any() else float(np.finfo(logits.dtype).min)
+    weights = np.exp(logits.astype(np.float64) - top)
+    return np.cumsum(np.where(finite, weights, 0.0))
+
+
+def select(cdf: np.ndarray, seed0: np.ndarray, seed1: np.ndarray) -> np.ndarray:
+    """``stateless_multinomial(logits, 1, seed=[seed0, seed1])`` for each seed pair.
+
+    Example:
+        >>> select(np.array([1.0, 2.0]), np.array([5, 6]), np.array([7, 8])).dtype
+        dtype('int64')
+    """
+    found = stateless_uniform_doubles(seed0, seed1) * cdf[-1]
+    return np.searchsorted(cdf, found, side="right").astype(np.int64)
+
+
+class _SelectorIter(Iter):
+    addressable = True
+
+    def __init__(self, node: "SelectorDataset", k: int, pos: int) -> None:
+        self.node, self.k, self.pos = node, k, pos
+        self.seeds = node._seeds_of(k)
+        self._block: np.ndarray | None = None
+        self._base = -1
+
+    def _choice(self, i: int) -> np.int64:
+        if self._block is None or not self._base <= i < self._base + _BLOCK:
+            self._base = i - i % _BLOCK
+            draws = np.array(Draws(*self.seeds, start=2 * self._base).take(2 * _BLOCK), np.uint64)
+            self._block = select(self.node._cdf, draws[0::2], draws[1::2])
+        return np.int64(self._block[i - self._base])
+
+    def __next__(self) -> Any:
+        self.pos += 1
+        return self._choice(self.pos - 1)
+
+    def skip(self, count: int) -> int:
+        self.pos += count
+        return count
+
+    def state(self) -> dict[str, Any]:
+        return {**self.node._pins_of(self.k), "pos": self.pos}
+
+    @property
+    def address(self) -> int:
+        return self.pos - 1
+
+    def refetch(self, address: int) -> Any:
+        return self._choice(address)
+
+
+class SelectorDataset(SeedGenerator, Dataset):
+    """``sample_from_datasets``' selector for fixed weights: which input gives
+    element ``i`` (TF's ``Dataset.random(seed).batch(2).map(stateless_multinomial)``).
+
+    Example:
+        >>> [int(x) for x in SelectorDataset(np.zeros(3, np.float32), 42, None).take(6)]
+        [2, 2, 1, 2, 1, 2]
+    """
+
+    def __init__(self, logits: np.ndarray, seed: int | None, rerandomize: bool | None) -> None:
+        SeedGenerator.__init__(self, seed, bool(rerandomize))
+        self._logits = logits
+        self._cdf = multinomial_cdf(logits)
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "sample_selector", "seeds": self._seed_spec(),
+                "logits": [float(v) for v in self._logits],
+                "rerandomize_each_iteration": self._reshuffle}
+
+    def _make_iter(self, state: Fields | None) -> Iter:
+        if state is None:
+            return _SelectorIter(self, self._take_iteration(None), 0)
+        state.only("k", "seeds", "pos")
+        k = self._take_iteration(state)
+        return _SelectorIter(self, k, state.int("pos", 0, 2**62))
+
+    def _cardinality(self) -> int:
+        return INFINITE
+
+
+def _index(value: Any, count: int) -> int:
+    arr = np.asarray(value)
+    if arr.shape != () or arr.dtype != np.int64:
+        raise TypeError("Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar "
+                        f"int64 values, but got dtype {arr.dtype} with shape {list(arr.shape)}")
+    index = int(arr)
+    if not 0 <= index < count:
+        raise InvalidArgumentError(f"Selector index out of range: {index} >= {count}")
+    return index
+
+
+class _DirectedIter(Iter):
+    def __init__(self, node: "DirectedInterleaveDataset", selector: Iter,
+                 inputs: list[Iter | None], ended: bool) -> None:
+        self.node, self.selector, self.inputs, self.ended = node, selector, inputs, ended
+
+    def __next__(self) -> Any:
+        inputs = self.inputs
+        while not self.ended:
+            try:
+                index = _index(next(self.selector), len(inputs))
+            except StopIteration:
+                self.ended = True
+                break
+            source = inputs[index]
+            if source is None:
+                continue  # an exhausted input: its turn is skipped
+            try:
+                return next(source)
+            except StopIteration:
+                inputs[index] = None
+                if self.node._stop_on_empty or all(i is None for i in inputs):
+                    self.ended = True
+        raise StopIteration
+
+    def state(self) -> dict[str, Any]:
+        return {"sel": self.selector.state(), "ended": self.ended,
+                "inputs": [None if i is None else i.state() for i in self.inputs]}
+
+
+class DirectedInterleaveDataset(Dataset):
+    """Elements of ``datasets`` in the order the ``selector`` names them.
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> sel = Dataset.from_tensor_slices(np.array([1, 0, 1, 1], np.int64))
+        >>> [int(x) for x in DirectedInterleaveDataset(sel, [Dataset.range(2),
+        ...                                                  Dataset.range(10, 12)], False)]
+        [10, 0, 11]
+    """
+
+    def __init__(self, selector: Dataset, datasets: Sequence[Dataset], stop_on_empty: bool) -> None:
+        self._selector, self._datasets = selector, list(datasets)
+        self._stop_on_empty = bool(stop_on_empty)
+
+    def _inputs(self) -> tuple[Dataset, ...]:
+        return (self._selector, *self._datasets)
+
+    def _spec(self) -> dict[str, Any]:
+        return {"op": "directed_interleave", "n": len(self._datasets),
+                "stop_on_empty_dataset": self._stop_on_empty}
+
+    def _make_iter(self, state: Fields | None) -> Iter:
+        if state is None:
+            selector = self._selector._make_iter(None)
+            return _DirectedIter(self, selector, [d._make_iter(None) for d in self._datasets],
+                                 False)
+        state.only("sel", "ended", "inputs")
+        selector = self._selector._make_iter(state.child("sel"))
+        saved = state.opt_items("inputs", length=len(self._datasets))
+        inputs = [None if s is None else d._make_iter(s)
+                  for d, s in zip(self._datasets, saved, strict=True)]
+        return _DirectedIter(self, selector, inputs, state.bool("ended"))
+
+    def _cardinality(self) -> int:
+        # TF's rule: infinite as soon as one input is, whatever the selector
+        if any(d._cardinality() == INFINITE for d in self._datasets):
+            return INFINITE
+        return UNKNOWN
+
+
+def _weights_array(weights: Sequence[Any]) -> np.ndarray:
+    """TF's conversion of a weights list: Python floats -> float32, NumPy values keep theirs."""
+    values = list(weights)
+    if values and all(isinstance(w, (np.generic, np.ndarray)) for w in values):
+        out = np.asarray(values)
+    else:
+        out = np.asarray(values)
+        if out.dtype == np.float64:
+            out = out.astype(np.float32)
+        elif out.dtype.kind in "iu":
+            out = out.astype(np.int32)
+    if out.dtype not in (np.float32, np.float64):
+        raise TypeError("Invalid `weights`. `weights` type must be either float32 or float64 but "
+                        f"is {out.dtype}.")
+    return out
+
+
+def _varying_selector(weights: Dataset, seed: int | None, rerandomize: bool | None) -> Dataset:
+    from .random_sources import RandomDataset
+
+    def sample_with_weights(logits: Any, seeds: Any) -> np.int64:
+        cdf = multinomial_cdf(np.asarray(logits).reshape(-1))
+        return np.int64(select(cdf, seeds[0:1], seeds[1:2])[0])
+
+    logits = weights.map(lambda *p: np.log(np.asarray(p)))
+    seeds = RandomDataset(seed, rerandomize).batch(2)
+    return Dataset.zip((logits, seeds)).map(sample_with_weights)
+
+
+def sample_from_datasets(datasets: Sequence[Dataset], weights: Any = None,
+                         seed: int | None = None, stop_on_empty_dataset: bool = False,
+                         rerandomize_each_iteration: bool | None = None) -> Dataset:
+    """``Dataset.sample_from_datasets`` (see the module docstring).
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> ds = [Dataset.range(i * 100, i * 100 + 10) for i in range(3)]
+        >>> [int(x) for x in sample_from_datasets(ds, [0.5, 0.3, 0.2], seed=7).take(6)]
+        [100, 0, 200, 1, 2, 101]
+    """
+    datasets = list(datasets)
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    if isinstance(weights, Dataset):
+        selector = _varying_selector(weights, seed, rerandomize_each_iteration)
+        return DirectedInterleaveDataset(selector, datasets, stop_on_empty_dataset)
+    if weights is None:
+        logits = np.ones(len(datasets), np.float32)
+    else:
+        weights = list(weights)
+        if len(weights) != len(datasets):
+            raise ValueError("Invalid `weights`. `weights` should have the same length as "
+                             f"`datasets` but got `len(weights)={len(weights)}` vs. "
+                             f"`len(datasets)={len(datasets)}`.")
+        kept = [(d, w) for d, w in zip(datasets, weights, strict=True) if w > 0]
+        datasets, weights = ([d for d, _ in kept], [w for _, w in kept]) if kept else \
+            ([datasets[0].take(0)], [1.0])
+        logits = np.log(_weights_array(weights))
+    if len(datasets) == 1:
+        return datasets[0]
+    selector = SelectorDataset(logits, seed, rerandomize_each_iteration)
+    return DirectedInterleaveDataset(selector, datasets, stop_on_empty_dataset)
+
+
+def choose_from_datasets(datasets: Sequence[Dataset], choice_dataset: Dataset,
+                         stop_on_empty_dataset: bool = True) -> Dataset:
+    """``Dataset.choose_from_datasets``: element ``i`` from ``datasets[choice[i]]``.
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> choice = Dataset.from_tensor_slices(np.array([0, 1, 1, 0], np.int64))
+        >>> [int(x) for x in choose_from_datasets([Dataset.range(3), Dataset.range(5, 8)], choice)]
+        [0, 5, 6, 1]
+    """
+    datasets = list(datasets)
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    if not isinstance(choice_dataset, Dataset):
+        raise TypeError("Invalid `choice_dataset`. `choice_dataset` should be a `Dataset` but is "
+                        f"{type(choice_dataset).__name__}.")
+    return DirectedInterleaveDataset(choice_dataset, datasets, stop_on_empty_dataset)

@@ -6,7 +6,8 @@ A :class:`DType` has TF's attributes (``name``, ``as_numpy_dtype``, ``size``, ``
 dtype (``from_generator(output_types=...)``, ``TensorSpec``, ``range(output_type=...)``,
 ``tfdata.io.FixedLenFeature``) a DType, a NumPy dtype and a name are all accepted; unlike TF's,
 ``np.dtype(tfdata.int64)`` works too. ``tfdata.string`` holds ``bytes``: its NumPy dtype is
-``object``, as TF's ``.numpy()`` gives.
+``object``, as TF's ``.numpy()`` gives. ``repr`` is TF's (``tf.int64``), so messages that
+embed a dtype (parse errors, feature reprs) read exactly as TF's.
 
 Example:
     >>> from minibatcher import tfdata
@@ -140,7 +141,7 @@ class DType:
         return hash(("tfdata.DType", self._name))
 
     def __repr__(self) -> str:
-        return f"tfdata.{self._name}"
+        return f"tf.{self._name}"  # TF's own repr: messages that embed a dtype read as TF's
 
     def __str__(self) -> str:
         return f"<dtype: '{self._name}'>"
@@ -192,7 +193,7 @@ def as_dtype(type_value: Any) -> DType:
 
     Example:
         >>> as_dtype("double"), as_dtype(np.dtype("S3")), as_dtype(np.uint8)
-        (tfdata.float64, tfdata.string, tfdata.uint8)
+        (tf.float64, tf.string, tf.uint8)
         >>> as_dtype("foo")
         Traceback (most recent call last):
         ...

@@ -8,7 +8,7 @@ Example:
     >>> from minibatcher.tfdata import SparseTensor
     >>> sp = SparseTensor(indices=[[0], [2]], values=np.array([5, 6]), dense_shape=[3])
     >>> sp.shape, sp.dtype, sp.to_dense().tolist()
-    ((3,), tfdata.int64, [5, 0, 6])
+    ((3,), tf.int64, [5, 0, 6])
 """
 
 from __future__ import annotations

@@ -80,9 +80,14 @@ def _feature(buf: bytes, spans: list[tuple[int, int]]) -> tuple[int, list[tuple[
     return kind, lists
 
 
-def parse_entries(record: bytes) -> dict[bytes | str, tuple[int, list[tuple[int, int]]]]:
-    """Key -> (kind, list spans) of one serialized Example (keys as str when UTF-8)."""
-    buf, out = bytes(record), {}
+def parse_entries(record: bytes, positions: dict[bytes | str, int] | None = None
+                  ) -> dict[bytes | str, tuple[int, list[tuple[int, int]]]]:
+    """Key -> (kind, list spans) of one serialized Example (keys as str when UTF-8).
+
+    ``positions`` (optional) gets each key's place among the map entries in serialized order
+    (the entry that counts: the last one).
+    """
+    buf, out, index = bytes(record), {}, 0
     for field, wire, a, b, _ in _fields(buf, 0, len(buf)):
         if field != 1 or wire != 2:
             continue
@@ -100,6 +105,9 @@ def parse_entries(record: bytes) -> dict[bytes | str, tuple[int, list[tuple[int,
             except UnicodeDecodeError:
                 name = key
             out[name] = _feature(buf, values)
+            if positions is not None:
+                positions[name] = index
+            index += 1
     return out
 
 

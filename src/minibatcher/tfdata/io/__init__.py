@@ -23,9 +23,11 @@ from .features import (FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
                        VarLenFeature)
 from .parse import parse_example, parse_example_columns, parse_single_example
 from .plan import BlockParseError
+from .sequence import parse_sequence_example, parse_single_sequence_example
 
 __all__ = [
     "BlockParseError", "DenseColumn", "FixedLenFeature", "FixedLenSequenceFeature",
     "RaggedColumn", "RaggedFeature", "RecordBlock", "SequenceColumn", "SparseColumn",
-    "VarLenFeature", "parse_example", "parse_example_columns", "parse_single_example",
+    "VarLenFeature", "parse_example", "parse_example_columns", "parse_sequence_example",
+    "parse_single_example", "parse_single_sequence_example",
 ]

@@ -117,21 +117,50 @@ class SequenceColumn:
         return out
 
 
-def _densify(value: Any) -> Any:
-    """A ragged value whose every dimension is uniform, as a dense array (TF's single output)."""
-    if not isinstance(value, RaggedTensor):
-        return value
-    inner = _densify(value.values)
-    if value.uniform_row_length is None or isinstance(inner, RaggedTensor):
-        return RaggedTensor(inner, value.row_splits, value.uniform_row_length, validate=False)
-    return inner.reshape(value.nrows(), value.uniform_row_length, *inner.shape[1:])
+@dataclasses.dataclass(frozen=True)
+class SequenceSparseColumn:
+    """A ``VarLenFeature`` of SequenceExample feature lists: ``values`` of all steps,
+    ``step_splits`` (values per step) and ``record_splits`` (steps per record).
+
+    Example:
+        >>> col = SequenceSparseColumn(np.array([1, 2, 3]), np.array([0, 1, 1, 3]), np.array([0, 3]))
+        >>> col.row(0)
+        SparseTensor(indices=[[0, 0], [2, 0], [2, 1]], values=[1, 2, 3], dense_shape=[3, 2])
+    """
+
+    values: np.ndarray
+    step_splits: np.ndarray
+    record_splits: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.record_splits) - 1
+
+    def row(self, i: int) -> SparseTensor:
+        """Record i as a 2-D SparseTensor ``[steps, longest step]``."""
+        sp = self.batch(i, i + 1)
+        return SparseTensor(sp.indices[:, 1:], sp.values, sp.dense_shape[1:])
+
+    def batch(self, lo: int = 0, hi: int | None = None) -> SparseTensor:
+        """Records ``lo..hi-1`` as a 3-D SparseTensor ``[records, steps, values]``."""
+        hi = len(self) if hi is None else hi
+        s0, s1 = int(self.record_splits[lo]), int(self.record_splits[hi])
+        steps = SparseColumn(self.values, self.step_splits).batch(s0, s1)
+        per_record = np.diff(self.record_splits[lo:hi + 1])
+        record_of_step = np.repeat(np.arange(hi - lo, dtype=np.int64), per_record)
+        step_in_record = np.arange(s1 - s0, dtype=np.int64) - np.repeat(
+            self.record_splits[lo:hi] - s0, per_record)
+        rows = steps.indices[:, 0]
+        indices = np.column_stack([record_of_step[rows], step_in_record[rows], steps.indices[:, 1]])
+        longest = int(per_record.max()) if len(per_record) else 0
+        return SparseTensor(indices, steps.values, [hi - lo, longest, int(steps.dense_shape[1])])
 
 
 @dataclasses.dataclass(frozen=True)
 class RaggedColumn:
     """A ``RaggedFeature``: the whole block as one RaggedTensor ``[N, ...]`` (outer splits
     over records, ``row_splits_dtype``); ``row(i)`` is record i (a 1-D array without
-    partitions, a dense array when every partition is uniform, else a RaggedTensor).
+    partitions, a dense array when every partition is uniform (innermost uniform partitions
+    reshape the values, as TF's), else a RaggedTensor).
 
     Example:
         >>> rt = RaggedTensor.from_row_splits(np.array([1, 2, 3]), np.array([0, 2, 3], np.int32))
@@ -146,7 +175,7 @@ class RaggedColumn:
 
     def row(self, i: int) -> Any:
         """Record i's value."""
-        return _densify(self.ragged[i])
+        return self.ragged[i]
 
     def batch(self, lo: int = 0, hi: int | None = None) -> RaggedTensor:
         """Records ``lo..hi-1`` as a RaggedTensor with one more ragged dimension."""
@@ -154,7 +183,7 @@ class RaggedColumn:
         return _slice(self.ragged, lo, hi) if (lo, hi) != (0, len(self)) else self.ragged
 
 
-Column = DenseColumn | SparseColumn | SequenceColumn | RaggedColumn
+Column = DenseColumn | SparseColumn | SequenceColumn | SequenceSparseColumn | RaggedColumn
 
 
 class RecordBlock:
@@ -200,4 +229,4 @@ class RecordBlock:
 
 
 __all__ = ["Column", "DenseColumn", "RaggedColumn", "RecordBlock", "SequenceColumn",
-           "SparseColumn"]
+           "SequenceSparseColumn", "SparseColumn"]

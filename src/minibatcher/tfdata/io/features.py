@@ -9,7 +9,7 @@ compiles it (:mod:`.plan`), with TF's messages. Only ``dtype`` is converted at o
 Example:
     >>> from minibatcher import tfdata
     >>> FixedLenFeature([2], tfdata.int64, default_value=[0, 0])
-    FixedLenFeature(shape=[2], dtype=tfdata.int64, default_value=[0, 0])
+    FixedLenFeature(shape=[2], dtype=tf.int64, default_value=[0, 0])
     >>> RaggedFeature(tfdata.float32, partitions=[RaggedFeature.RowLengths("len")]).partitions
     (RowLengths(key='len'),)
 """
@@ -72,7 +72,7 @@ class VarLenFeature:
 
     Example:
         >>> VarLenFeature("float32")
-        VarLenFeature(dtype=tfdata.float32)
+        VarLenFeature(dtype=tf.float32)
     """
 
     dtype: Any
@@ -198,7 +198,7 @@ class RaggedFeature:
 
     Example:
         >>> RaggedFeature("int64", value_key="v", row_splits_dtype="int64").row_splits_dtype
-        tfdata.int64
+        tf.int64
     """
 
     dtype: Any

@@ -80,7 +80,7 @@ class FixedHandler:
                                                                 self.shape, bad))
         if missing >= 0:
             return Problem(missing, 1, self.key,
-                           where.missing(self.key, self.feature.dtype.name, missing))
+                           where.missing(self.key, type_name(self.feature.dtype), missing))
         return None
 
     def column(self, raws: dict[str, Raw], n: int) -> DenseColumn:

@@ -64,11 +64,17 @@ class Where:
 
     def fixed_count(self, key: str, dtype: str, count: int, shape: Sequence[int],
                     index: int) -> str:
-        """A FixedLenFeature holds a number of values other than prod(shape)."""
+        """A FixedLenFeature holds a number of values other than prod(shape) (TF's batched
+        parser stops early on too many strings, with a shorter message)."""
         word = LIST_WORD[dtype]
         if self.single:
             return (f"Key: {key}.  Can't parse serialized Example: Some {word}_list slice was "
                     "not parsed.")
+        size = 1
+        for d in shape:
+            size *= d
+        if word == "bytes" and count > size:
+            return f"{self._key(key, index)}Can't parse serialized Example."
         return (f"{self._key(key, index)}Number of {word} values != expected.  Values size: "
                 f"{count} but output shape: {shape_text(shape)}")
 
@@ -93,6 +99,63 @@ class Where:
                 "serialized tf.train.Example (malformed protobuf wire data)")
 
 
+@dataclasses.dataclass(frozen=True)
+class SeqWhere:
+    """The wording of ``ParseSequenceExampleV2`` (the same in single and batched form).
+
+    Example:
+        >>> SeqWhere(None).list_kind("s", "int64", 0, 2)
+        "Name: <unknown>, Feature list: s, Index: 2.  Data types don't match. Expected type: int64"
+    """
+
+    names: Sequence[str] | None
+
+    def name(self, index: int) -> str:
+        """The example's name (``<unknown>`` without example names)."""
+        return Where(False, self.names).name(index)
+
+    def malformed(self, index: int) -> str:
+        """The record is not a valid serialized SequenceExample."""
+        return (f"Invalid protocol message input, example id: {self.name(index)} (not a valid "
+                "serialized tf.train.SequenceExample: malformed protobuf wire data)")
+
+    def context_kind(self, key: str, expected: str, index: int) -> str:
+        """A context feature holds a list of another kind."""
+        return (f"Name: {self.name(index)}, Context feature: {key}.  Data types don't match. "
+                f"Expected type: {expected}")
+
+    def list_kind(self, key: str, expected: str, index: int, step: int) -> str:
+        """A step of a feature list holds a list of another kind."""
+        return (f"Name: {self.name(index)}, Feature list: {key}, Index: {step}.  Data types "
+                f"don't match. Expected type: {expected}")
+
+    def inconsistent(self, key: str, expected: int, found: int) -> str:
+        """The most values of a dense context feature in the batch differ from its size."""
+        return (f"Inconsistent max number of elements for feature {key}: expected {expected}, "
+                f"but found {found}")
+
+    def unexpected(self, index: int) -> str:
+        """A dense context feature of one record holds a wrong number of values."""
+        return f"Unexpected number of elements in example {self.name(index)}"
+
+    def list_total(self, key: str, total: int, shape: Sequence[int]) -> str:
+        """A FixedLenSequenceFeature's values are not a multiple of its element size."""
+        return (f"Feature list '{key}' has an unexpected number of values.  Total values size: "
+                f"{total} is not consistent with output shape: {shape_text((None, *shape))}")
+
+    def list_missing(self, key: str, index: int) -> str:
+        """A FixedLenSequenceFeature without allow_missing is absent."""
+        return (f"Name: {self.name(index)}, Feature list '{key}' is required but could not be "
+                "found.  Did you mean to include it in feature_list_dense_missing_assumed_empty "
+                "or feature_list_dense_defaults?")
+
+    def step_count(self, key: str, count: int, shape: Sequence[int], index: int,
+                   step: int) -> str:
+        """A step holds a number of values other than the element size."""
+        return (f"Name: {self.name(index)}, Key: {key}, Index: {step}.  Number of values != "
+                f"expected.  values size: {count} but output shape: {shape_text(shape)}")
+
+
 def reshape_error(values: int, wanted: int) -> str:
     """TF's message when a default value does not fit its feature's shape.
 
@@ -103,4 +166,4 @@ def reshape_error(values: int, wanted: int) -> str:
     return f"Input to reshape is a tensor with {values} values, but the requested shape has {wanted}"
 
 
-__all__ = ["LIST_WORD", "Where", "reshape_error", "shape_text"]
+__all__ = ["LIST_WORD", "SeqWhere", "Where", "reshape_error", "shape_text"]

@@ -94,6 +94,8 @@ def parse_single_example(serialized: Any, features: Mapping[str, Any],
         ...
         minibatcher.tfdata.errors.InvalidArgumentError: Feature: x (data type: int64) is required but could not be found.
     """
+    if isinstance(features, Mapping) and not features:
+        raise ValueError("Invalid argument: features cannot be empty.")
     plan = plan_for(features)
     if isinstance(serialized, RecordBlock):
         return plan.run(serialized, len(serialized), Where(True, None), serialized.record)

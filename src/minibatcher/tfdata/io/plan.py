@@ -21,6 +21,7 @@ import numpy as np
 from ... import _native
 from ..errors import InvalidArgumentError
 from .columns import Column, RecordBlock
+from .diagnose import diagnose
 from .features import (FEATURE_TYPES, FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
                        UniformRowLength, VarLenFeature)
 from .handlers import FixedHandler, Problem, SequenceHandler, VarLenHandler
@@ -140,12 +141,13 @@ class ExamplePlan:
         raws = {k: Raw.from_native(d) for k, d in zip(self.names, result["features"])}
         limit = int(result["records"])
         problems = [p for h in self.handlers if (p := h.problem(raws, limit, where))]
-        first = min(problems, key=lambda p: (p.record, p.rank, p.key), default=None)
-        if result["error"] and first is None:
-            first = self._native_problem(result, where, record_bytes)
-        if first is None:
+        if result["error"]:
+            problems.append(self._native_problem(result, where, record_bytes))
+        if not problems:
             return self.columns(raws, n)
-        return self._raise(first, raws)
+        first = min(problems, key=lambda p: (p.record, p.rank, p.key))
+        return self._raise(diagnose(self, record_bytes(first.record), first.record, where,
+                                    first), raws)
 
     def columns(self, raws: dict[str, Raw], n: int) -> dict[str, Column]:
         """The handlers' columns over records ``[0, n)``."""

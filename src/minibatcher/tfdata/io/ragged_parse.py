@@ -86,6 +86,11 @@ class RaggedHandler:
         result: Any = values[int(raw.splits[i]):int(raw.splits[i + 1])]
         inner = len(result)
         for part in reversed(self.feature.partitions):
+            if isinstance(part, UniformRowLength) and not isinstance(result, RaggedTensor):
+                rows = len(_uniform(int(part.length), inner)) - 1  # dense: a reshape, as TF
+                result = result.reshape(rows, int(part.length), *result.shape[1:])
+                inner = rows
+                continue
             if isinstance(part, UniformRowLength):
                 splits, uniform = _uniform(int(part.length), inner), int(part.length)
             else:
@@ -117,13 +122,13 @@ class RaggedHandler:
 
     def column(self, raws: dict[str, Raw], n: int) -> RaggedColumn:
         raw = raws[self.key]
-        if not self.feature.partitions:
+        if not self.feature.partitions:  # one RaggedTensor for the block, no per-record loop
             splits = raw.splits[:n + 1]
             values = raw.typed_values()[:int(splits[-1])]
             return RaggedColumn(RaggedTensor(values, splits.astype(self.splits_dtype),
                                              validate=False))
         records, _ = self._records(raws, n, Where(True, None))
-        rows = np.array([r.nrows() for r in records], np.int64)
+        rows = np.array([len(r) for r in records], np.int64)
         outer = np.concatenate([[0], np.cumsum(rows)]).astype(self.splits_dtype)
         if records:
             inner = concat(records)

@@ -99,6 +99,11 @@ def image_cases() -> list[dict[str, Any]]:
         for ch in (0, 1, 3):
             calls.append(("decode_jpeg", {"image": name, "channels": ch},
                           lambda c=c, ch=ch: tf.io.decode_jpeg(c, channels=ch)))
+            if name.startswith("jpeg"):
+                calls.append(("decode_jpeg", {"image": name, "channels": ch,
+                                              "dct_method": "INTEGER_ACCURATE"},
+                              lambda c=c, ch=ch: tf.io.decode_jpeg(
+                                  c, channels=ch, dct_method="INTEGER_ACCURATE")))
         for ch in (0, 1, 3, 4):
             for dtype in ("uint8", "uint16"):
                 calls.append(("decode_png", {"image": name, "channels": ch, "dtype": dtype},

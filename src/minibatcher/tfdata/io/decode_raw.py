@@ -1,0 +1,104 @@
+"""``tf.io.decode_raw``: the bytes of every string as numbers, with TF's shapes and errors.
+
+The output has one more dimension than the input: element ``x`` of ``input_bytes`` becomes
+``len(x) / itemsize`` numbers (every string must have the same length, a multiple of the
+item size), or ``fixed_length / itemsize`` numbers with ``fixed_length`` (shorter strings
+are zero-padded, longer ones cut). A batch of equal-length strings is decoded with one join
+and one ``np.frombuffer``.
+
+Example:
+    >>> decode_raw(b"\\x01\\x00\\x02\\x00", "int16").tolist()
+    [1, 2]
+    >>> decode_raw([b"\\x01", b"\\x02\\x03"], "uint8", fixed_length=2).tolist()
+    [[1, 0], [2, 3]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import as_dtype
+from ..errors import InvalidArgumentError, NotFoundError
+
+_TYPES = ("float16", "float32", "float64", "int32", "uint16", "uint8", "int16", "int8", "int64",
+          "complex64", "complex128", "bool")
+_PADDED = ("float32", "float64", "int32", "uint16", "uint8", "int16", "int8", "int64")
+_WORD = {"float16": "half", "float32": "float", "float64": "double"}
+
+
+def _strings(input_bytes: Any) -> tuple[list[bytes], tuple[int, ...]]:
+    if isinstance(input_bytes, (bytes, str, np.bytes_)):
+        arr = np.empty((), dtype=object)
+        arr[()] = input_bytes
+    else:
+        arr = np.asarray(input_bytes, dtype=object)
+    flat = [v.encode() if isinstance(v, str) else bytes(v) for v in arr.reshape(-1)]
+    return flat, arr.shape
+
+
+def _out_type(out_type: Any, fixed_length: int | None) -> np.dtype:
+    dtype = as_dtype(out_type)
+    if dtype.name not in _TYPES or (fixed_length is not None and dtype.name not in _PADDED
+                                    and dtype.name != "float16"):
+        allowed = _PADDED if fixed_length is not None else _TYPES
+        raise InvalidArgumentError(f"Value for attr 'out_type' of {dtype.name} is not in the "
+                                   f"list of allowed values: {', '.join(allowed)}")
+    if fixed_length is not None and dtype.name == "float16":
+        raise NotFoundError("Could not find a DecodePaddedRaw kernel for out_type half "
+                            "(TensorFlow registers none)")
+    return np.dtype(dtype.as_numpy_dtype)
+
+
+def _padded(flat: list[bytes], fixed_length: int, itemsize: int) -> bytes:
+    if fixed_length <= 0:
+        raise InvalidArgumentError(f"fixed_length ({fixed_length}) must be greater than zero.")
+    if fixed_length % itemsize:
+        raise InvalidArgumentError(f"fixed_length ({fixed_length}) must be a multiple of the "
+                                   f"size of out_type ({itemsize})")
+    if all(len(v) == fixed_length for v in flat):
+        return b"".join(flat)
+    return b"".join(v[:fixed_length].ljust(fixed_length, b"\0") for v in flat)
+
+
+def _same_size(flat: list[bytes], dtype: np.dtype) -> tuple[bytes, int]:
+    size = len(flat[0]) if flat else 0
+    for i, v in enumerate(flat):
+        if len(v) != size:
+            raise InvalidArgumentError(f"DecodeRaw requires input strings to all be the same "
+                                       f"size, but element {i} has size {size} != {len(v)}")
+    if size % dtype.itemsize:
+        word = _WORD.get(dtype.name, dtype.name)
+        raise InvalidArgumentError(f"Input to DecodeRaw has length {size} that is not a "
+                                   f"multiple of {dtype.itemsize}, the size of {word}")
+    return b"".join(flat), size
+
+
+def decode_raw(input_bytes: Any, out_type: Any, little_endian: bool = True,
+               fixed_length: int | None = None, name: str | None = None) -> np.ndarray:
+    """``tf.io.decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None)``.
+
+    Example:
+        >>> decode_raw([b"\\x3f\\x80\\x00\\x00"], "float32", little_endian=False).tolist()
+        [[1.0]]
+        >>> decode_raw([b"a", b"bc"], "uint8")
+        Traceback (most recent call last):
+        ...
+        minibatcher.tfdata.errors.InvalidArgumentError: DecodeRaw requires input strings to all be the same size, but element 1 has size 1 != 2
+    """
+    dtype = _out_type(out_type, fixed_length)
+    flat, shape = _strings(input_bytes)
+    if fixed_length is not None:
+        data, width = _padded(flat, int(fixed_length), dtype.itemsize), int(fixed_length)
+    else:
+        data, width = _same_size(flat, dtype)
+    raw = np.frombuffer(bytearray(data), np.uint8).reshape(len(flat), width)  # writable
+    if dtype == np.bool_:
+        return (raw != 0).reshape(*shape, width)
+    order = "<" if little_endian else ">"
+    values = raw.view(dtype.newbyteorder(order)).astype(dtype, copy=False)
+    return values.reshape(*shape, width // dtype.itemsize)
+
+
+__all__ = ["decode_raw"]

@@ -227,6 +227,17 @@ CASES: list[dict[str, Any]] = [
      "expr": "D.choose_from_datasets([D.range(2).repeat(), D.range(3).repeat()], "
              "D.range(2).repeat())", "limit": 4},
     {"name": "choose empty list", "expr": "D.choose_from_datasets([], D.range(2))"},
+    # cache (in memory; cache(filename) and partial iterations: tests/tfdata/test_cache.py)
+    {"name": "cache below a shuffle", "expr": "D.range(6).cache().shuffle(6, seed=1)",
+     "iterations": 3},
+    {"name": "shuffle below a cache", "expr": "D.range(6).shuffle(6, seed=1).cache()",
+     "iterations": 3},
+    {"name": "cache then repeat", "expr": "D.range(6).shuffle(6, seed=1).cache().repeat(2)",
+     "iterations": 2},
+    {"name": "cache never completed", "expr": "D.range(6).shuffle(6, seed=1).cache().take(2)",
+     "iterations": 3},
+    {"name": "cache infinite", "expr": "D.range(3).repeat().cache()", "limit": 4},
+    {"name": "cache empty", "expr": "D.range(0).cache()", "iterations": 2},
     # list_files / FixedLengthRecordDataset (DIR holds FILES)
     {"name": "list_files sorted",
      "expr": "D.list_files(DIR + '/*.txt', shuffle=False)", "files": True},

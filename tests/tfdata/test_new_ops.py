@@ -136,3 +136,35 @@ def test_get_single_element_iterates_once() -> None:
     ds = Dataset.range(5).shuffle(5, seed=1).take(1)
     first, second = ds.get_single_element(), ds.get_single_element()
     assert first != second  # each call is one iteration, so the shuffle moves on (as in TF)
+
+
+def _inverse(x):
+    if x == 0:
+        raise ZeroDivisionError("x == 0")
+    return np.float32(1) / x
+
+
+def test_ignore_errors(caplog) -> None:
+    import logging
+    ds = Dataset.from_tensor_slices([1.0, 2.0, 0.0, 4.0]).map(_inverse)
+    # TF 2.21 with check_numerics(1 / x): [1.0, 0.5, 0.25], cardinality -2
+    with caplog.at_level(logging.INFO, logger="minibatcher.tfdata"):
+        assert [float(x) for x in ds.ignore_errors()] == [1.0, 0.5, 0.25]
+    assert "1 elements whose production raised were left out" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="minibatcher.tfdata"):
+        assert len(list(ds.ignore_errors(log_warning=True))) == 3
+    assert "Ignoring error: ZeroDivisionError: x == 0" in caplog.text
+    assert ds.ignore_errors().cardinality() == -2 == Dataset.range(3).ignore_errors().cardinality()
+
+
+def test_ignore_errors_resumes_and_counts() -> None:
+    from .resume import assert_resumes_exactly
+
+    def make():
+        return Dataset.range(30).map(lambda x: _inverse(x % 7)).ignore_errors().batch(4)
+    assert assert_resumes_exactly(make) == 7
+    it = iter(make())
+    for _ in range(3):
+        next(it)
+    assert it.get_state()["iterator"]["in"]["ignored"] == 2

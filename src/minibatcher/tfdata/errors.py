@@ -66,6 +66,16 @@ class NotFoundError(OpError, FileNotFoundError):
     """
 
 
+class AlreadyExistsError(OpError, FileExistsError):
+    """An entity that should be created already exists (``tf.errors.AlreadyExistsError``;
+    a cache file's lock held by another caching iterator).
+
+    Example:
+        >>> issubclass(AlreadyExistsError, FileExistsError)
+        True
+    """
+
+
 class OutOfRangeError(OpError, IndexError):
     """An operation ran past the end of its input (``tf.errors.OutOfRangeError``).
 
@@ -75,4 +85,5 @@ class OutOfRangeError(OpError, IndexError):
     """
 
 
-__all__ = ["DataLossError", "InvalidArgumentError", "NotFoundError", "OpError", "OutOfRangeError"]
+__all__ = ["AlreadyExistsError", "DataLossError", "InvalidArgumentError", "NotFoundError",
+           "OpError", "OutOfRangeError"]

@@ -70,6 +70,12 @@ def _shuffles(dataset: Dataset) -> list[Any]:
     return [n for n in _nodes(dataset) if hasattr(n, "iterations_started")]
 
 
+def _stateful(dataset: Dataset) -> list[Any]:
+    """Nodes with state of their own that checkpoints carry (``_generator_state``):
+    the seed generators of shuffles and random sources, memory caches."""
+    return [n for n in _nodes(dataset) if hasattr(n, "_generator_state")]
+
+
 def _plan_differences(saved: Any, mine: list[list[Any]]) -> list[str]:
     if not isinstance(saved, list) or len(saved) != len(mine):
         count = len(saved) if isinstance(saved, list) else "?"
@@ -143,7 +149,7 @@ class DatasetIterator(Iterator[Any]):
             ACTIVE.reset(token)
         return {**stamp(TFDATA), "plan": plan,
                 "iterator": self._it.state(),
-                "shuffles": [s._generator_state() for s in _shuffles(self._dataset)]}
+                "shuffles": [s._generator_state() for s in _stateful(self._dataset)]}
 
     def set_state(self, state: Mapping[str, Any]) -> None:
         """Continues exactly where ``state`` was taken; refuses a state of another
@@ -166,7 +172,7 @@ class DatasetIterator(Iterator[Any]):
         refuse(_plan_differences(fields.value("plan"), plan),
                "build the pipeline with the same data and options as the one that wrote the "
                "checkpoint")
-        shuffles = _shuffles(self._dataset)
+        shuffles = _stateful(self._dataset)
         before = [node._generator_state() for node in shuffles]
         token = ACTIVE.set(self._options)
         try:

@@ -1,5 +1,5 @@
 """``Dataset`` methods that reshape or filter a stream: ``unbatch``, ``rebatch``,
-``window``, ``scan``, ``take_while``, ``unique`` (a mixin of
+``window``, ``scan``, ``take_while``, ``unique``, ``cache``, ``ignore_errors`` (a mixin of
 :class:`~minibatcher.tfdata.Dataset`; each method builds the node of its module).
 
 Example:
@@ -98,3 +98,33 @@ class TransformMethods:
         """
         from .selection import UniqueDataset
         return UniqueDataset(self)  # type: ignore[arg-type]
+
+    def cache(self, filename: str = "", name: str | None = None) -> "Dataset":
+        """The elements of the first complete iteration, kept (in memory, or in
+        ``filename + ".mbcache"``) and read by every later iteration instead of
+        the input.
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> ds = Dataset.range(5).shuffle(5, seed=2).cache()
+            >>> [int(x) for x in ds] == [int(x) for x in ds]
+            True
+        """
+        import os
+        if filename is None or os.fsdecode(filename) == "":
+            from .caching import CacheDataset
+            return CacheDataset(self)  # type: ignore[arg-type]
+        from .cache_files import FileCacheDataset
+        return FileCacheDataset(self, filename)  # type: ignore[arg-type]
+
+    def ignore_errors(self, log_warning: bool = False, name: str | None = None) -> "Dataset":
+        """The elements whose production did not raise (the others are counted, and
+        logged with ``log_warning``).
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> [int(x) for x in Dataset.range(4).map(lambda x: 6 // int(x)).ignore_errors()]
+            [6, 3, 2]
+        """
+        from .ignoring import IgnoreErrorsDataset
+        return IgnoreErrorsDataset(self, log_warning)  # type: ignore[arg-type]

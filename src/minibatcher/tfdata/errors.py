@@ -85,5 +85,16 @@ class OutOfRangeError(OpError, IndexError):
     """
 
 
-__all__ = ["AlreadyExistsError", "DataLossError", "InvalidArgumentError", "NotFoundError",
-           "OpError", "OutOfRangeError"]
+class FailedPreconditionError(OpError, RuntimeError):
+    """The operation was rejected because the system is not in a state to run
+    it (``tf.errors.FailedPreconditionError``; e.g. ``assert_cardinality``
+    seeing more or fewer elements than asserted).
+
+    Example:
+        >>> issubclass(FailedPreconditionError, RuntimeError)
+        True
+    """
+
+
+__all__ = ["AlreadyExistsError", "DataLossError", "FailedPreconditionError", "InvalidArgumentError",
+           "NotFoundError", "OpError", "OutOfRangeError"]

@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import ConfigError
 from ..tfdata import Dataset
+from ..tfdata.errors import InvalidArgumentError
 from .file_adapters import FileFormat, require_readable
 from .info import DatasetInfo, load_info
 from .naming import ShardedFileTemplate
@@ -69,7 +70,8 @@ def _map_tree(fn: Any, tree: Any) -> Any:
 
 
 def single_element(ds: Dataset) -> Any:
-    """The one element of ``ds`` (``tf.data.Dataset.get_single_element``).
+    """The one element of ``ds`` (``tf.data.Dataset.get_single_element``, with
+    TF's errors).
 
     Example:
         >>> int(single_element(Dataset.range(1)))
@@ -77,18 +79,18 @@ def single_element(ds: Dataset) -> Any:
         >>> single_element(Dataset.range(2))
         Traceback (most recent call last):
         ...
-        ValueError: Dataset had more than one element.
+        minibatcher.tfdata.errors.InvalidArgumentError: Dataset had more than one element.
     """
     it = iter(ds)
     try:
         element = next(it)
     except StopIteration:
-        raise ValueError("Dataset was empty.") from None
+        raise InvalidArgumentError("Dataset was empty.") from None
     try:
         next(it)
     except StopIteration:
         return element
-    raise ValueError("Dataset had more than one element.")
+    raise InvalidArgumentError("Dataset had more than one element.")
 
 
 class ReadOnlyBuilder:

@@ -15,9 +15,12 @@ epoch is:
 * new worker j reads part j with the same cycle/block interleave and no file
   shuffle (the epoch's file order is already fixed).
 
-``consumed`` can also be read from the old workers' iterator states (their
-interleave cursors say which instructions were opened and how far each open
-one was read, and the file shuffle's pins give the epoch). A state may have
+``consumed`` can also be read from the old workers' iterator states (the
+cursor of as_dataset's read says which instructions were opened and how far
+each open one was read, and its instruction order gives the epoch's file
+order); the states must be one complete, consistent set (one per worker, in
+worker order, of this split and read_config, in one epoch:
+:mod:`~minibatcher.tfds.elastic_states`). A state may have
 shuffle buffers after as_dataset: the state holds each shuffle's emitted
 count and seeds, not its buffer, so the stream positions it read and those
 it holds are re-derived by simulating its draws on integers; the held
@@ -39,64 +42,18 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import os
 from typing import Any, Mapping, Sequence
 
-from ..errors import CheckpointError, ConfigError
-from ..state import as_fields
-from ..tfdata.philox import iteration_seeds
-from ..tfdata.shuffle import shuffle_order
+from ..errors import ConfigError
+from .elastic_pieces import (Ranges, consumed_per_instruction, interleave_runs,
+                             pieces_from_count, pieces_from_states, worker_config)
 from .read_config import InputContext, ReadConfig
-from .read_order import instruction_order
-from .reader import ShardCache, ShardSource
+from .read_order import cycle_length
 from .shard_utils import FileInstruction
 from .splits import AbsoluteInstruction, AbstractSplit
 
-
-def interleave_runs(order: Sequence[int], takes: Sequence[int], cycle: int, block: int,
-                    count: int) -> list[tuple[int, int, int]]:
-    """The first ``count`` elements of an interleave (tf.data's cursor, spec
-    §3.2) as runs ``(instruction, first offset, length)`` in stream order;
-    ``order`` is the input order of instruction numbers, ``takes`` their
-    lengths. No data is read.
-
-    Example:
-        >>> interleave_runs([0, 1], [4, 4], cycle=2, block=2, count=5)
-        [(0, 0, 2), (1, 0, 2), (0, 2, 1)]
-    """
-    slots: list[list[int] | None] = [None] * cycle
-    ci = bi = nxt = 0
-    runs: list[tuple[int, int, int]] = []
-    while count > 0:
-        slot = slots[ci]
-        if slot is not None:
-            inst, pos = slot
-            if pos >= takes[inst]:
-                slots[ci], bi, ci = None, 0, (ci + 1) % cycle
-                continue
-            n = min(block - bi, takes[inst] - pos, count)
-            runs.append((inst, pos, n))
-            slot[1], count, bi = pos + n, count - n, bi + n
-            if bi == block:
-                bi, ci = 0, (ci + 1) % cycle
-        elif nxt < len(order):
-            slots[ci], nxt = [order[nxt], 0], nxt + 1
-        elif any(s is not None for s in slots):
-            bi, ci = 0, (ci + 1) % cycle
-        else:
-            raise ConfigError(f"consumed counts more examples than the worker's part of the "
-                              f"split holds ({count} too many)")
-    return runs
-
-
-def consumed_per_instruction(order: Sequence[int], takes: Sequence[int], cycle: int, block: int,
-                             count: int) -> dict[int, int]:
-    """How many examples of each instruction the first ``count`` elements of
-    an interleave take (see :func:`interleave_runs`)."""
-    done: dict[int, int] = {}
-    for inst, first, n in interleave_runs(order, takes, cycle, block, count):
-        done[inst] = first + n
-    return done
+__all__ = ["ElasticRemainder", "InstructionSplit", "consumed_per_instruction", "elastic_remainder",
+           "even_parts", "interleave_runs"]
 
 
 def even_parts(pieces: Sequence[FileInstruction], n: int) -> list[list[FileInstruction]]:
@@ -190,180 +147,6 @@ class ElasticRemainder:
         return InstructionSplit(tuple(even_parts(self.pieces, num_workers)[index]))
 
 
-# -- what an old worker's iterator state says it read --------------------------------------------
-
-_ONE_TO_ONE = frozenset({"map", "prefetch"})  # stream positions pass through unchanged
-_DELIVERING = _ONE_TO_ONE | {"filter", "take", "BatchDataset", "PaddedBatchDataset"}
-
-
-@dataclasses.dataclass(frozen=True)
-class _Walk:
-    """One old worker's state, taken apart: the plan before the interleave
-    (``before``), the interleave's options and cursor (its current state, or
-    its state at the start of the iteration when a shuffle buffer read
-    ahead), and the shuffles after it, outermost first, with their states."""
-
-    before: list[str]
-    interleave: Mapping[str, Any]
-    cursor: Mapping[str, Any]
-    shuffles: list[tuple[Mapping[str, Any], Mapping[str, Any]]]
-
-
-def _walk(state: Mapping[str, Any]) -> _Walk:
-    """Finds as_dataset's interleave in ``state`` and the shuffle buffers after
-    it; refuses steps whose held elements cannot be mapped back to examples."""
-    plan = state.get("plan") if isinstance(state, Mapping) else None
-    if not isinstance(plan, list):
-        raise CheckpointError("the state should be a tfdata iterator state (get_state()), but "
-                              "it has no plan")
-    hits = [i for i, (op, opt) in enumerate(plan) if op == "interleave"
-            and str(opt.get("fn", "")).endswith("read_files.<locals>.open_instruction")]
-    if len(hits) != 1:
-        raise CheckpointError("the state should come from an iterator over one "
-                              f"ReadOnlyBuilder.as_dataset(...), but it holds {len(hits)}")
-    node, shuffles = state["iterator"], []
-    for op, opts in reversed(plan[hits[0] + 1:]):
-        allowed = _ONE_TO_ONE | {"shuffle"} if shuffles else _DELIVERING | {"shuffle"}
-        if op not in allowed:
-            where = "between as_dataset and a shuffle" if shuffles else "after as_dataset"
-            raise CheckpointError(
-                f"elastic restore maps what each old worker read back to examples through "
-                f"{sorted(allowed)} steps {where}, but the pipeline has {op} there")
-        if op == "shuffle":
-            shuffles.append((opts, node))
-            node = node["in0"]  # the input's state at the start: re-derived by simulation
-        else:
-            node = node["in"]
-    return _Walk([op for op, _ in plan[:hits[0]]], plan[hits[0]][1], node, shuffles)
-
-
-def _buffered(shuffles: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
-              length: int) -> tuple[int | None, list[int]]:
-    """For shuffles over a stream of ``length`` elements (outermost first):
-    how many stream elements they read, and the stream positions read but
-    not delivered (what their buffers hold), re-derived from the emitted
-    counts and the seeds (the buffers are not in the state)."""
-    read: int | None = None
-    held: list[int] = []
-    for opts, st in shuffles:
-        seeds = st["seeds"] if opts["seeds"] == "unseeded" else opts["seeds"]
-        k = int(st["k"])
-        order = shuffle_order(iteration_seeds(int(seeds[0]), int(seeds[1]), k,
-                                              bool(opts["reshuffle_each_iteration"])),
-                              int(opts["buffer_size"]), length)
-        t = int(st["emitted"]) if read is None else read  # an inner one: as its reader read
-        emitted = order.advance(t)
-        if order.emitted != t or (read is None and order.end != int(st["end"])):
-            raise CheckpointError(f"the shuffle state (emitted {t}, read {st.get('end')}) does "
-                                  f"not fit the worker's {length} examples; it was taken with "
-                                  "other data or another split/read_config")
-        held = [int(emitted[o]) for o in held] + [int(p) for p in order.held()]
-        read = int(order.end)
-    return read, held
-
-
-# -- the remainder ---------------------------------------------------------------------------
-
-class _Ranges:
-    """The split's file instructions in as_dataset's input order, and the
-    records each one's stream holds: all of ``[skip, skip + take)``, or only
-    the good ones when corrupted records are skipped (``max_errors``; then
-    the instructions' ranges are verified once, as the readers do)."""
-
-    def __init__(self, fis: Sequence[FileInstruction], rc: ReadConfig) -> None:
-        self.fis = list(fis)
-        cache = ShardCache(rc)
-        self.good = ([ShardSource(f, "", cache, None, False).positions() for f in self.fis]
-                     if cache.skipping else None)
-        self.takes = [f.take for f in self.fis] if self.good is None else \
-            [len(g) for g in self.good]
-
-    def position(self, i: int, offset: int) -> int:
-        """The shard position of element ``offset`` of instruction ``i``'s stream."""
-        return self.fis[i].skip + offset if self.good is None else int(self.good[i][offset])
-
-    def rest(self, i: int, offset: int) -> FileInstruction:
-        """Instruction ``i`` from element ``offset`` of its stream on."""
-        f = self.fis[i]
-        at = self.position(i, offset)
-        return FileInstruction(f.filename, at, f.skip + f.take - at, f.examples_in_shard)
-
-
-def _held_pieces(ranges: _Ranges, runs: Sequence[tuple[int, int, int]],
-                 held: Sequence[int]) -> list[FileInstruction]:
-    """The examples at stream positions ``held`` (of the stream ``runs``
-    describe) as file instructions, one per run of consecutive records."""
-    out: list[FileInstruction] = []
-    r = start = 0  # run r covers stream positions [start, start + its length)
-    for p in sorted(held):
-        while p >= start + runs[r][2]:
-            start += runs[r][2]
-            r += 1
-        inst, first, _ = runs[r]
-        f, skip = ranges.fis[inst], ranges.position(inst, first + p - start)
-        last = out[-1] if out else None
-        if last is not None and last.filename == f.filename and last.skip + last.take == skip:
-            out[-1] = FileInstruction(f.filename, last.skip, last.take + 1, f.examples_in_shard)
-        else:
-            out.append(FileInstruction(f.filename, skip, 1, f.examples_in_shard))
-    return out
-
-
-def _unread_pieces(ranges: _Ranges, order: Sequence[int],
-                   done: Mapping[int, int]) -> list[FileInstruction]:
-    """Each instruction of ``order`` cut to the part not read yet."""
-    return [ranges.rest(i, done.get(i, 0)) for i in order if done.get(i, 0) < ranges.takes[i]]
-
-
-def _order_of(count: int, rc: ReadConfig, shuffle_files: bool,
-              walk: _Walk) -> list[int]:
-    """The worker's instruction order in the state's iteration (the file
-    shuffle's pins give the epoch, and the seeds of an unseeded shuffle)."""
-    if ("shuffle" in walk.before) != bool(shuffle_files):
-        raise ConfigError(f"the states were taken with shuffle_files={not shuffle_files}, but "
-                          f"shuffle_files={shuffle_files} was given")
-    pins = as_fields(walk.cursor["in"]["pins"], "interleave.in.pins")
-    view = instruction_order(count, rc, shuffle_files)._make_view(pins)
-    return [int(i) for i in view.read(0, len(view))]
-
-
-def _pieces_from_state(ranges: _Ranges, rc: ReadConfig, shuffle_files: bool,
-                       state: Mapping[str, Any]) -> list[FileInstruction]:
-    """What one old worker has not delivered: the examples its shuffle
-    buffers hold, then the unread rest of its instructions."""
-    walk = _walk(state)
-    order = _order_of(len(ranges.fis), rc, shuffle_files, walk)
-    takes = ranges.takes
-    read, held = _buffered(walk.shuffles, sum(takes[i] for i in order))
-    if read is None:  # no buffer: the interleave's cursor is current
-        return _unread_pieces(ranges, order, consumed_from_state(walk.cursor, order, takes))
-    runs = interleave_runs(order, takes, int(walk.interleave["cycle_length"]),
-                           int(walk.interleave["block_length"]), read)
-    done = {inst: first + n for inst, first, n in runs}
-    return _held_pieces(ranges, runs, held) + _unread_pieces(ranges, order, done)
-
-
-def consumed_from_state(cursor: Mapping[str, Any], order: Sequence[int],
-                        takes: Sequence[int]) -> dict[int, int]:
-    """Examples read per instruction, from as_dataset's interleave cursor."""
-    done = {order[a]: takes[order[a]] for a in range(int(cursor["taken"]))}
-    for slot in cursor["slots"]:
-        if slot is not None:
-            done[order[int(slot["address"])]] = int(slot["it"]["pos"])
-    return done
-
-
-def _pieces_from_count(ranges: _Ranges, rc: ReadConfig, shuffle_files: bool,
-                       count: int, epoch: int, cycle: int) -> list[FileInstruction]:
-    """What one old worker has not read after taking ``count`` examples from
-    as_dataset in ``epoch``."""
-    orders = instruction_order(len(ranges.fis), rc, shuffle_files)
-    for _ in range(epoch + 1):  # each iteration of the dataset is the next epoch's order
-        order = [int(i) for i in orders]
-    done = consumed_per_instruction(order, ranges.takes, cycle, rc.block_length(), int(count))
-    return _unread_pieces(ranges, order, done)
-
-
 def _sorted_instructions(builder, split, rc: ReadConfig) -> list[FileInstruction]:
     """The split's file instructions in as_dataset's input order."""
     fis = builder._instructions(AbstractSplit.from_spec(split))
@@ -398,12 +181,15 @@ def elastic_remainder(builder, split, *, consumed: Sequence[int] | None = None,
         raise ConfigError("give either consumed= (examples read per worker) or states= (their "
                           "iterator states), not both or neither")
     base = read_config or ReadConfig()
-    ranges = _Ranges(_sorted_instructions(builder, split, base), base)
-    marks = list(consumed if consumed is not None else states)  # type: ignore[arg-type]
-    cycle = base.cycle_length(builder.info.disable_shuffling) or os.cpu_count() or 1
+    base.validate()
+    ranges = Ranges(_sorted_instructions(builder, split, base), base)
+    disable_shuffling = builder.info.disable_shuffling
+    if states is not None:
+        return ElasticRemainder(tuple(pieces_from_states(ranges, list(states), shuffle_files,
+                                                         disable_shuffling)))
     pieces: list[FileInstruction] = []
-    for w, mark in enumerate(marks):
-        rc = dataclasses.replace(base, input_context=InputContext(len(marks), w))
-        pieces += (_pieces_from_state(ranges, rc, shuffle_files, mark) if states is not None
-                   else _pieces_from_count(ranges, rc, shuffle_files, mark, epoch, cycle))
+    cycle = cycle_length(base, disable_shuffling, len(ranges.fis))
+    for w, count in enumerate(consumed):  # type: ignore[arg-type]
+        rc = worker_config(base, len(consumed), w)  # type: ignore[arg-type]
+        pieces += pieces_from_count(ranges, rc, shuffle_files, count, epoch, cycle)
     return ElasticRemainder(tuple(pieces))

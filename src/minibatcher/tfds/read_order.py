@@ -22,15 +22,15 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from ..log import logger as log
-from ..tfdata import Dataset, SourceDataset
-from ..tfdata.interleave import InterleaveDataset
+from ..tfdata import Dataset
 from .read_config import ReadConfig
 from .reader import ExampleDecoding, ShardCache, ShardSource
+from .shard_interleave import ShardInterleave
 from .shard_utils import FileInstruction
 
 
@@ -105,14 +105,21 @@ def check_ordered_read(read_config: ReadConfig, cycle_length: int | None,
         log.warning("\n".join(problems))
 
 
-class ShardInterleave(InterleaveDataset):
-    """as_dataset's interleave of shard ranges; ``shards`` is its
-    :class:`ShardCache` (the skipped-record count)."""
+def cycle_length(read_config: ReadConfig, disable_shuffling: bool, count: int) -> int:
+    """The interleave cycle length of a read of ``count`` instructions: the
+    config's (16, 1 for ordered datasets; AUTOTUNE: the schedulable cores),
+    at most ``count`` unless the files repeat (a longer cycle reads in the
+    same order: its extra slots stay empty).
 
-    def __init__(self, parent: Dataset, fn: Callable[..., Dataset], cycle_length: int | None,
-                 block_length: int | None, shards: ShardCache) -> None:
-        super().__init__(parent, fn, cycle_length, block_length)
-        self.shards = shards
+    Example:
+        >>> cycle_length(ReadConfig(), False, 5), cycle_length(ReadConfig(), True, 5)
+        (5, 1)
+    """
+    cycle = read_config.cycle_length(disable_shuffling)
+    if cycle is None:
+        cycle = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+            (os.cpu_count() or 1)
+    return cycle if read_config.repeat_filenames else max(1, min(cycle, count))
 
 
 def read_files(instructions: Sequence[FileInstruction], read_config: ReadConfig,
@@ -125,20 +132,28 @@ def read_files(instructions: Sequence[FileInstruction], read_config: ReadConfig,
     fis = list(instructions)
     if read_config.experimental_interleave_sort_fn is not None:
         fis = list(read_config.experimental_interleave_sort_fn(fis))
-    cycle = read_config.cycle_length(disable_shuffling)
     if disable_shuffling:
-        check_ordered_read(read_config, cycle, shuffle_files)
+        check_ordered_read(read_config, read_config.cycle_length(True), shuffle_files)
     cache = ShardCache(read_config)
     sources = [ShardSource(fi, p, cache, decoding, read_config.add_tfds_id)
                for fi, p in zip(fis, id_prefixes(fis))]
-    inst = instruction_order(len(fis), read_config, shuffle_files)
+    return shard_read(sources, read_config, shuffle_files, disable_shuffling, cache)
+
+
+def shard_read(sources: Sequence[ShardSource], read_config: ReadConfig, shuffle_files: bool,
+               disable_shuffling: bool, cache: ShardCache) -> ShardInterleave:
+    """The read op over the sources of the (sorted) file instructions: the
+    instruction order, then the interleave (TFDS's ``assert_cardinality`` when
+    the config asks and no input context shards the read)."""
+    order = instruction_order(len(sources), read_config, shuffle_files)
     if read_config.repeat_filenames:
-        inst = inst.repeat()
-
-    def open_instruction(index: Any) -> Dataset:
-        return SourceDataset(sources[int(index)])
-
-    return ShardInterleave(inst, open_instruction, cycle, read_config.block_length(), cache)
+        order = order.repeat()
+    asserted = read_config.assert_cardinality and not read_config.input_context \
+        and not cache.skipping  # skipped records would make a read shorter than asserted
+    total = sum(s.instruction.take for s in sources)
+    cycle = cycle_length(read_config, disable_shuffling, len(sources))
+    return ShardInterleave(order, sources, cycle, read_config.block_length(), cache,
+                           total if asserted else None)
 
 
 def skipped_records(dataset: Dataset) -> int:

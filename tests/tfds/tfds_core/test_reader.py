@@ -1,7 +1,7 @@
 """TFDS 4.9.10's ``core/reader_test.py``, ported with its literal expected values. TFDS's test
 writes shards with its writer and reads raw records through a dummy parser; here the shards
 are written with TFDS's shard boundaries by our TFRecord writer and ``Reader(None)`` reads the
-raw records."""
+raw records. TF's ``assert_cardinality`` is the read's own (its cardinality)."""
 
 from __future__ import annotations
 
@@ -70,12 +70,16 @@ def test_nodata_instruction(fx: Fixture) -> None:
 
 def test_noskip_notake(fx: Fixture) -> None:
     ds = fx.read("train", [fx.write("train", 5, "abcdefghijkl")])
-    assert list(tfds.as_numpy(ds)) == chars("abcdefghijkl")
+    read_data = list(tfds.as_numpy(ds))
+    assert read_data == chars("abcdefghijkl")
+    assert ds.cardinality() == len(read_data)
 
 
 def test_overlap(fx: Fixture) -> None:
     ds = fx.read("train+train[:2]", [fx.write("train", 5, "abcdefghijkl")])
-    assert list(tfds.as_numpy(ds)) == chars("abcdefghijklab")
+    read_data = list(tfds.as_numpy(ds))
+    assert read_data == chars("abcdefghijklab")
+    assert ds.cardinality() == len(read_data)
 
 
 def test_complex(fx: Fixture) -> None:
@@ -83,7 +87,9 @@ def test_complex(fx: Fixture) -> None:
     assert (train.name, test.name) == ("train", "test")
     assert train.shard_lengths == [2, 3, 2, 3, 2] and test.shard_lengths == [2, 3, 2]
     ds = fx.read("train[1:-1]+test[:-50%]", [train, test])
-    assert list(tfds.as_numpy(ds)) == chars("bcdefghijkmno")
+    read_data = list(tfds.as_numpy(ds))
+    assert read_data == chars("bcdefghijkmno")
+    assert ds.cardinality() == len(read_data)
 
 
 def test_shuffle_files(fx: Fixture) -> None:
@@ -171,6 +177,18 @@ def test_ordering_guard(fx: Fixture, caplog: pytest.LogCaptureFixture) -> None:
             interleave_cycle_length=16, enable_ordering_guard=False), shuffle_files=True,
             disable_shuffling=True)
     assert SHUFFLE_FILES_ERROR + "\n" + CYCLE_LENGTH_ERROR in caplog.messages
+
+
+def test_assert_cardinality_is_on_by_default(fx: Fixture) -> None:
+    # TFDS's test checks that tf.data's assert_cardinality is called with 12; here the
+    # read asserts it: its cardinality is 12 (and more examples would raise)
+    assert fx.read("train", [fx.write("train", 5, "abcdefghijkl")]).cardinality() == 12
+
+
+def test_assert_cardinality_can_be_disabled_through_readconfig(fx: Fixture) -> None:
+    ds = fx.read("train", [fx.write("train", 5, "abcdefghijkl")],
+                 read_config=read_config_lib.ReadConfig(assert_cardinality=False))
+    assert ds.cardinality() == -2  # UNKNOWN: not asserted, as an interleave's
 
 
 def test_shard_api() -> None:

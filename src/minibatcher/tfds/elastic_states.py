@@ -1,0 +1,171 @@
+"""What the iterator states of N old workers say they read (for
+:func:`~minibatcher.tfds.elastic_remainder`), and the checks that they form one
+complete, consistent set.
+
+A worker's state holds the plan of its pipeline: ``as_dataset``'s read is the step
+``tfds_read`` (:class:`~minibatcher.tfds.shard_interleave.ShardInterleave`), after the
+steps of its instruction order (``shard`` for the input context, the file ``shuffle``). The
+read that worker ``w`` of ``N`` should have made is rebuilt from the split and the
+read_config, and every one of those steps must be the state's: another worker index or count
+(states swapped, duplicated, or taken with another N), another file shuffle seed, split or
+cycle/block is refused, naming the difference. The states must also be in one epoch.
+After the read, one-to-one steps and ``shuffle`` s are followed down to the read's cursor
+(the shuffles' cursors are documented in docs/design/tfdata-state.md); a shuffle's buffer
+is re-derived by simulating its draws (the state holds no elements).
+
+Example:
+    >>> _step_problems(["shard", {"num_shards": 3, "index": 1}],
+    ...                ["shard", {"num_shards": 2, "index": 1}])
+    ['it was taken with input_context=InputContext(3, 1), but this elastic restore (2 states) has input_context=InputContext(2, 1)']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Sequence
+
+from ..errors import CheckpointError
+from ..state import Fields, taken_with
+from ..tfdata.iterator import plan_of
+from ..tfdata.philox import iteration_seeds
+from ..tfdata.shuffle import shuffle_order
+from .shard_interleave import ShardInterleave, ShardReadCursor
+
+_ONE_TO_ONE = frozenset({"map", "prefetch"})  # stream positions pass through unchanged
+_DELIVERING = _ONE_TO_ONE | {"filter", "take", "BatchDataset", "PaddedBatchDataset"}
+_THING = "elastic restore"
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkerState:
+    """One old worker's state taken apart: its plan up to the read, the read's
+    cursor (current, or at the start of the iteration when a shuffle buffer
+    read ahead), and the shuffles after the read, outermost first, as
+    ``(options, cursor)``."""
+
+    plan: list[Any]
+    read: Fields
+    shuffles: list[tuple[Fields, Fields]]
+
+    @classmethod
+    def parse(cls, state: Any, w: int) -> "WorkerState":
+        """Finds the read in ``state`` (worker ``w``'s) and the shuffles after it;
+        refuses steps whose held elements cannot be mapped back to examples."""
+        top = Fields(state, f"states[{w}]")
+        plan = top.value("plan") if top.has("plan") else None
+        if not isinstance(plan, list):
+            raise CheckpointError(f"states[{w}] should be a tfdata iterator state "
+                                  "(get_state()), but it has no plan")
+        hits = [i for i, step in enumerate(plan) if _op(step) == "tfds_read"]
+        if len(hits) != 1:
+            raise CheckpointError(f"states[{w}] should come from an iterator over one "
+                                  f"ReadOnlyBuilder.as_dataset(...), but it holds {len(hits)}")
+        node, shuffles = top.child("iterator"), []
+        for op, opts in reversed(plan[hits[0] + 1:]):
+            node = _down(op, opts, node, shuffles, top)
+        return cls(plan[:hits[0] + 1], node, shuffles)
+
+
+def _op(step: Any) -> Any:
+    return step[0] if isinstance(step, list) and step else None
+
+
+def _down(op: str, opts: Any, node: Fields, shuffles: list, top: Fields) -> Fields:
+    """The cursor of the step below ``op``'s cursor ``node``."""
+    allowed = _ONE_TO_ONE | {"shuffle"} if shuffles else _DELIVERING | {"shuffle"}
+    if op not in allowed:
+        where = "between as_dataset and a shuffle" if shuffles else "after as_dataset"
+        raise CheckpointError(
+            f"elastic restore maps what each old worker read back to examples through "
+            f"{sorted(allowed)} steps {where}, but the pipeline has {op} there")
+    if op == "shuffle":
+        shuffles.append((Fields(opts, f"{top.path}.plan"), node))
+        return node.child("in0")  # the input's cursor at the start: re-derived by simulation
+    return node.child("in")
+
+
+def _step_problems(theirs: Any, ours: list[Any]) -> list[str]:
+    """How one step of a worker's read differs from the step expected."""
+    if _op(theirs) != ours[0]:
+        return [f"it has a step {_op(theirs)!r} where this {_THING} expects {ours[0]!r}"]
+    t, o = theirs[1], ours[1]
+    if ours[0] == "shard" and t != o:
+        return [taken_with("input_context", _Ctx(t), _Ctx(o),
+                           f"{_THING} ({o['num_shards']} states)")]
+    if ours[0] == "shuffle" and t.get("seeds") != o["seeds"]:
+        return [taken_with("file shuffle seeds", t.get("seeds"), o["seeds"], _THING) +
+                " (from ReadConfig.shuffle_seed)"]
+    return [taken_with(k, t.get(k), v, _THING) for k, v in o.items() if t.get(k) != v]
+
+
+class _Ctx:
+    def __init__(self, shard: Any) -> None:
+        self.n, self.i = shard.get("num_shards"), shard.get("index")
+
+    def __repr__(self) -> str:
+        return f"InputContext({self.n}, {self.i})"
+
+
+def check_read(worker: WorkerState, read: ShardInterleave, w: int, shuffle_files: bool) -> None:
+    """Refuses a worker state whose read is not the read worker ``w`` makes."""
+    ours = plan_of(read)
+    ops = [_op(s) for s in worker.plan]
+    if ("shuffle" in ops) != bool(shuffle_files):
+        raise CheckpointError(f"the states were taken with shuffle_files={not shuffle_files}, "
+                              f"but shuffle_files={shuffle_files} was given")
+    if len(worker.plan) != len(ours):
+        problems = [f"its read has the steps {ops}, but this {_THING} expects "
+                    f"{[s[0] for s in ours]} (another input context or read_config)"]
+    else:
+        problems = [p for t, o in zip(worker.plan, ours) for p in _step_problems(t, o)]
+    if problems:
+        raise CheckpointError(f"states[{w}] is not worker {w}'s state of this read: " +
+                              "; ".join(problems) + "; pass the states of all old workers, in "
+                              "worker order, with the split and read_config they read")
+
+
+def check_distinct(states: Sequence[Any]) -> None:
+    """No state given twice."""
+    for a in range(len(states)):
+        for b in range(a + 1, len(states)):
+            if states[a] == states[b]:
+                raise CheckpointError(f"states[{a}] and states[{b}] are the same state; pass "
+                                      "one state per old worker, in worker order")
+
+
+def check_epochs(cursors: Sequence[ShardReadCursor]) -> None:
+    """All states in one epoch."""
+    epochs = [c.epoch for c in cursors]
+    if len(set(epochs)) > 1:
+        raise CheckpointError(f"the states are from different epochs ({epochs}, worker by "
+                              "worker); take them at one point of one epoch")
+
+
+def buffered(shuffles: Sequence[tuple[Fields, Fields]], length: int
+             ) -> tuple[int | None, list[int]]:
+    """For shuffles over a stream of ``length`` elements (outermost first): how
+    many stream elements they read, and the stream positions read but not
+    delivered (what their buffers hold), re-derived from the emitted counts
+    and the seeds (the buffers are not in the state)."""
+    read: int | None = None
+    held: list[int] = []
+    for opts, st in shuffles:
+        order = _simulated(opts, st, length)
+        t = st.int("emitted", 0) if read is None else read  # an inner one: as its reader read
+        emitted = order.advance(t)
+        if order.emitted != t or (read is None and order.end != st.int("end", 0)):
+            raise st.bad("emitted", f"a count that fits the worker's {length} examples",
+                         "it was taken with other data or another split/read_config")
+        held = [int(emitted[o]) for o in held] + [int(p) for p in order.held()]
+        read = int(order.end)
+    return read, held
+
+
+def _simulated(opts: Fields, st: Fields, length: int) -> Any:
+    """A shuffle's draws over ``length`` positions, from its options and cursor."""
+    spec = opts.raw
+    seeds = st.ints("seeds", length=2) if spec.get("seeds") == "unseeded" else spec["seeds"]
+    k = st.int("k", 0)
+    return shuffle_order(iteration_seeds(int(seeds[0]), int(seeds[1]), k,
+                                         bool(spec["reshuffle_each_iteration"])),
+                         int(spec["buffer_size"]), length)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,19 @@ SORT_FNS = {
     "take_desc": lambda fis: sorted(fis, key=lambda f: -f.take),
 }
 _BUILDERS: dict[str, Any] = {}
+# Differences kept on purpose (docs/tfrecord-tfds.md, "Where we differ"); strict: a case that
+# starts to match must leave this table.
+KNOWN = {
+    98: "repeat_filenames with a reshuffling file shuffle, an iteration left part-way: TF's next "
+        "iteration starts from the file-shuffle seeds after the repetitions its parallel "
+        "interleave had read ahead (autotuned buffers); ours after those it read",
+    287: "as spec 98",
+    261: "as spec 98 (the first iteration ends at the cardinality error)",
+    147: "TFDS's autocache (ds.cache()) after an error in the first iteration (the cardinality "
+         "assertion of repeat_filenames): TF's cache then replays the examples read and ends; "
+         "we raise again",
+}
+_TF_OP_SUFFIX = re.compile(r" \[Op:\w+\]( name: ?\S*)?$")  # eager TF's annotation of op errors
 
 
 def builder(name: str) -> Any:
@@ -79,7 +93,8 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
 def _same_error(ours: dict[str, str] | None, theirs: dict[str, str] | None) -> bool:
     if ours is None or theirs is None:
         return ours is theirs
-    return ours["type"] == theirs["type"] and ours["message"] == theirs["message"]
+    message = _TF_OP_SUFFIX.sub("", theirs["message"])
+    return ours["type"] == theirs["type"] and ours["message"] == message
 
 
 def same(ours: dict[str, Any], theirs: dict[str, Any]) -> bool:
@@ -94,7 +109,13 @@ def same(ours: dict[str, Any], theirs: dict[str, Any]) -> bool:
         for a, b in zip(ours["epochs"], theirs["epochs"]))
 
 
-@pytest.mark.parametrize("case", EXPECTED["cases"], ids=lambda c: f"spec{c['spec']['index']}")
+def _case(case: dict[str, Any]) -> Any:
+    reason = KNOWN.get(case["spec"]["index"])
+    marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+    return pytest.param(case, marks=marks, id=f"spec{case['spec']['index']}")
+
+
+@pytest.mark.parametrize("case", [_case(c) for c in EXPECTED["cases"]])
 def test_read_spec_matches_tfds(case: dict[str, Any]) -> None:
     ours = run(case["spec"])
     assert same(ours, case["expected"]), (case["spec"], ours, case["expected"])

@@ -48,7 +48,6 @@ from ..errors import ConfigError
 from .elastic_pieces import (Ranges, consumed_per_instruction, interleave_runs,
                              pieces_from_count, pieces_from_states, worker_config)
 from .read_config import InputContext, ReadConfig
-from .read_order import cycle_length
 from .shard_utils import FileInstruction
 from .splits import AbsoluteInstruction, AbstractSplit
 
@@ -188,8 +187,7 @@ def elastic_remainder(builder, split, *, consumed: Sequence[int] | None = None,
         return ElasticRemainder(tuple(pieces_from_states(ranges, list(states), shuffle_files,
                                                          disable_shuffling)))
     pieces: list[FileInstruction] = []
-    cycle = cycle_length(base, disable_shuffling, len(ranges.fis))
     for w, count in enumerate(consumed):  # type: ignore[arg-type]
         rc = worker_config(base, len(consumed), w)  # type: ignore[arg-type]
-        pieces += pieces_from_count(ranges, rc, shuffle_files, count, epoch, cycle)
+        pieces += pieces_from_count(ranges, rc, shuffle_files, disable_shuffling, count, epoch)
     return ElasticRemainder(tuple(pieces))

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from .elastic_states import WorkerState, buffered, check_distinct, check_epochs, check_read
 from .read_config import InputContext, ReadConfig
-from .read_order import instruction_order, shard_read
+from .read_order import shard_read
 from .reader import ShardCache, ShardSource
 from .shard_interleave import ShardReadCursor
 from ..errors import ConfigError
@@ -170,12 +170,12 @@ def _pieces_of(ranges: Ranges, worker: WorkerState, cursor: ShardReadCursor
     return held_pieces(ranges, runs, held) + unread_pieces(ranges, order, done)
 
 
-def pieces_from_count(ranges: Ranges, rc: ReadConfig, shuffle_files: bool, count: int,
-                      epoch: int, cycle: int) -> list[FileInstruction]:
+def pieces_from_count(ranges: Ranges, rc: ReadConfig, shuffle_files: bool,
+                      disable_shuffling: bool, count: int, epoch: int) -> list[FileInstruction]:
     """What one old worker has not read after taking ``count`` examples from
     as_dataset in ``epoch``."""
-    orders = instruction_order(len(ranges.fis), rc, shuffle_files)
+    read = shard_read(ranges.sources, rc, shuffle_files, disable_shuffling, ranges.cache)
     for _ in range(epoch + 1):  # each iteration of the dataset is the next epoch's order
-        order = [int(i) for i in orders]
-    done = consumed_per_instruction(order, ranges.takes, cycle, rc.block_length(), int(count))
+        order = [int(i) for i in read.order]
+    done = consumed_per_instruction(order, ranges.takes, read.cycle, read.block, int(count))
     return unread_pieces(ranges, order, done)

@@ -28,7 +28,8 @@ import numpy as np
 
 from ..log import logger as log
 from ..tfdata import Dataset
-from .read_config import ReadConfig
+from ..tfdata.dataset import AUTOTUNE
+from .read_config import MISSING, ReadConfig
 from .reader import ExampleDecoding, ShardCache, ShardSource
 from .shard_interleave import ShardInterleave
 from .shard_utils import FileInstruction
@@ -105,23 +106,6 @@ def check_ordered_read(read_config: ReadConfig, cycle_length: int | None,
         log.warning("\n".join(problems))
 
 
-def cycle_length(read_config: ReadConfig, disable_shuffling: bool, count: int) -> int:
-    """The interleave cycle length of a read of ``count`` instructions: the
-    config's (16, 1 for ordered datasets; AUTOTUNE: the schedulable cores),
-    at most ``count`` unless the files repeat (a longer cycle reads in the
-    same order: its extra slots stay empty).
-
-    Example:
-        >>> cycle_length(ReadConfig(), False, 5), cycle_length(ReadConfig(), True, 5)
-        (5, 1)
-    """
-    cycle = read_config.cycle_length(disable_shuffling)
-    if cycle is None:
-        cycle = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-            (os.cpu_count() or 1)
-    return cycle if read_config.repeat_filenames else max(1, min(cycle, count))
-
-
 def read_files(instructions: Sequence[FileInstruction], read_config: ReadConfig,
                shuffle_files: bool, decoding: ExampleDecoding | None,
                disable_shuffling: bool = False) -> Dataset:
@@ -151,9 +135,11 @@ def shard_read(sources: Sequence[ShardSource], read_config: ReadConfig, shuffle_
     asserted = read_config.assert_cardinality and not read_config.input_context \
         and not cache.skipping  # skipped records would make a read shorter than asserted
     total = sum(s.instruction.take for s in sources)
-    cycle = cycle_length(read_config, disable_shuffling, len(sources))
-    return ShardInterleave(order, sources, cycle, read_config.block_length(), cache,
-                           total if asserted else None)
+    npc = read_config.num_parallel_calls_for_interleave_files
+    return ShardInterleave(order, sources, read_config.cycle_length(disable_shuffling),
+                           read_config.block_length(), cache, total if asserted else None,
+                           AUTOTUNE if npc in (None, MISSING) else npc,
+                           read_config.repeat_filenames)
 
 
 def skipped_records(dataset: Dataset) -> int:

@@ -32,8 +32,10 @@ from typing import Any, Sequence
 
 from ..state import Fields, digest
 from ..tfdata.core import UNKNOWN, Iter, ViewIter
-from ..tfdata.dataset import Dataset
+from ..tfdata.dataset import AUTOTUNE, Dataset
 from ..tfdata.errors import FailedPreconditionError
+from ..tfdata.interleave import resolve_cycle_length, schedulable_cores
+from ..tfdata.options import pipeline_options
 from ..tfdata.sources import SourceView
 
 __all__ = ["ShardInterleave", "ShardReadCursor"]
@@ -319,12 +321,25 @@ class ShardInterleave(Dataset):
         minibatcher.tfdata.errors.FailedPreconditionError: Input dataset was expected to contain 2 elements but contained at least 3 elements.
     """
 
-    def __init__(self, order: Dataset, sources: Sequence[Any], cycle_length: int,
-                 block_length: int, shards: Any = None, cardinality: int | None = None) -> None:
+    def __init__(self, order: Dataset, sources: Sequence[Any], cycle_length: int | None,
+                 block_length: int, shards: Any = None, cardinality: int | None = None,
+                 num_parallel_calls: int | None = None, repeats: bool = False) -> None:
         self.order, self.sources = order, list(sources)
-        self.cycle, self.block = int(cycle_length), int(block_length)
+        self.cycle_arg = AUTOTUNE if cycle_length is None else int(cycle_length)
+        self.block, self.npc, self.repeats = int(block_length), num_parallel_calls, repeats
         self.shards, self.cardinality_asserted = shards, cardinality
         self.epochs_started = 0  # the epoch of the next fresh iteration
+
+    @property
+    def cycle(self) -> int:
+        """The cycle length: tf.data's rule for AUTOTUNE (the pipeline's
+        ``cpu_budget`` option, else the schedulable cores); at most the number
+        of instructions unless they repeat (a longer cycle reads in the same
+        order: its extra slots stay empty)."""
+        budget = pipeline_options().autotune.cpu_budget
+        cores = schedulable_cores() if budget is None else int(budget)
+        cycle = resolve_cycle_length(self.cycle_arg, self.npc, cores)
+        return cycle if self.repeats else max(1, min(cycle, len(self.sources)))
 
     def _inputs(self) -> tuple[Dataset, ...]:
         return (self.order,)

@@ -3,6 +3,7 @@ and ordered reads, block length None, optional features (issue 13 items 4, 6 and
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from pathlib import Path
 
@@ -105,3 +106,22 @@ def test_optional_and_missing_features_decode_as_tfds(tmp_path: Path) -> None:
     assert got[0]["opt"].dtype == np.int32
     assert got[0]["fopt"].tolist() == [np.finfo(np.float32).min] * 2
     assert got[0]["var"].shape == (0, 2) and got[1]["var"].tolist() == [[1, 1]]
+
+
+def test_autotune_cycle_length_follows_tf_and_the_cpu_budget(tmp_path: Path) -> None:
+    from minibatcher.tfdata import Options
+
+    b = make(tmp_path, {"train": [2] * 12})
+    options = Options()
+    options.autotune.cpu_budget = 7  # TFDS's interleave: AUTOTUNE calls, ceil(7 / 3) = 3 slots
+    rc = tfds.ReadConfig(interleave_cycle_length=None, interleave_block_length=1,
+                         options=options)
+    assert shard_ids(b, 6, split="train", read_config=rc) == [
+        "s0:0", "s1:0", "s2:0", "s0:1", "s1:1", "s2:1"]
+    rc = tfds.ReadConfig(interleave_cycle_length=None, interleave_block_length=1,
+                         options=options, num_parallel_calls_for_interleave_files=None)
+    assert shard_ids(b, 8, split="train", read_config=rc)[7] == "s0:1"  # 7 slots
+    rest = tfds.elastic_remainder(b, "train", consumed=[5], read_config=dataclasses.replace(
+        rc, num_parallel_calls_for_interleave_files=-1))  # 3 slots: s0, s1 read, s2 half
+    assert [(f.basename()[-14:-9], f.skip) for f in rest.split_for(1, 0).instructions[:3]] == [
+        ("00002", 1), ("00003", 0), ("00004", 0)]

@@ -31,7 +31,7 @@ from ..tfdata.philox import iteration_seeds
 from ..tfdata.shuffle import shuffle_order
 from .shard_interleave import ShardInterleave, ShardReadCursor
 
-_ONE_TO_ONE = frozenset({"map", "prefetch"})  # stream positions pass through unchanged
+_ONE_TO_ONE = frozenset({"map", "prefetch", "with_options"})  # stream positions pass through unchanged
 _DELIVERING = _ONE_TO_ONE | {"filter", "take", "BatchDataset", "PaddedBatchDataset"}
 _THING = "elastic restore"
 
@@ -81,7 +81,7 @@ def _down(op: str, opts: Any, node: Fields, shuffles: list, top: Fields) -> Fiel
     if op == "shuffle":
         shuffles.append((Fields(opts, f"{top.path}.plan"), node))
         return node.child("in0")  # the input's cursor at the start: re-derived by simulation
-    return node.child("in")
+    return node if op == "with_options" else node.child("in")  # with_options: its input's
 
 
 def _step_problems(theirs: Any, ours: list[Any]) -> list[str]:

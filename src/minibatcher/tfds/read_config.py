@@ -55,7 +55,9 @@ class ReadConfig:
     """``tfds.ReadConfig``: how ``as_dataset`` reads the shards (TFDS's fields
     and defaults). Fields about TF's runtime (``options``, ``try_autocache``,
     ``skip_prefetch``, ``num_parallel_calls_*``, ``assert_cardinality``) are
-    accepted and do not change the order; ``interleave_cycle_length`` defaults
+    accepted and do not change the order (``options``, a ``tfdata.Options``, is
+    applied to the read as TFDS does: ``autotune.cpu_budget`` fixes the
+    AUTOTUNE cycle length); ``interleave_cycle_length`` defaults
     to 16 (1 for datasets with ``disable_shuffling``); ``interleave_block_length=None``
     is tf.data's default block length, 1. ``override_buffer_size`` (a read
     buffer size) is accepted and changes nothing; ``file_format`` chooses the
@@ -90,7 +92,7 @@ class ReadConfig:
     experimental_interleave_sort_fn: Optional[Callable[[Sequence[Any]], Sequence[Any]]] = None
     skip_prefetch: bool = False
     num_parallel_calls_for_decode: Optional[int] = None
-    num_parallel_calls_for_interleave_files: Optional[int] = None
+    num_parallel_calls_for_interleave_files: Any = MISSING
     enable_ordering_guard: bool = True
     assert_cardinality: bool = True
     override_buffer_size: Optional[int] = None
@@ -99,6 +101,10 @@ class ReadConfig:
     max_errors: int = 0
 
     def __post_init__(self) -> None:
+        if self.num_parallel_calls_for_decode is None:  # TFDS: AUTOTUNE by default
+            self.num_parallel_calls_for_decode = -1
+        if self.num_parallel_calls_for_interleave_files == MISSING:
+            self.num_parallel_calls_for_interleave_files = -1
         if isinstance(self.file_format, str):
             self.file_format = FileFormat.from_value(self.file_format)
 

@@ -29,6 +29,7 @@ import numpy as np
 from ..log import logger as log
 from ..tfdata import Dataset
 from ..tfdata.dataset import AUTOTUNE
+from ..tfdata.options import Options
 from .read_config import MISSING, ReadConfig
 from .reader import ExampleDecoding, ShardCache, ShardSource
 from .shard_interleave import ShardInterleave
@@ -121,7 +122,10 @@ def read_files(instructions: Sequence[FileInstruction], read_config: ReadConfig,
     cache = ShardCache(read_config)
     sources = [ShardSource(fi, p, cache, decoding, read_config.add_tfds_id)
                for fi, p in zip(fis, id_prefixes(fis))]
-    return shard_read(sources, read_config, shuffle_files, disable_shuffling, cache)
+    read: Dataset = shard_read(sources, read_config, shuffle_files, disable_shuffling, cache)
+    if isinstance(read_config.options, Options):  # TFDS: ds.with_options(read_config.options)
+        read = read.with_options(read_config.options)
+    return read
 
 
 def shard_read(sources: Sequence[ShardSource], read_config: ReadConfig, shuffle_files: bool,
@@ -138,8 +142,9 @@ def shard_read(sources: Sequence[ShardSource], read_config: ReadConfig, shuffle_
     npc = read_config.num_parallel_calls_for_interleave_files
     return ShardInterleave(order, sources, read_config.cycle_length(disable_shuffling),
                            read_config.block_length(), cache, total if asserted else None,
-                           AUTOTUNE if npc in (None, MISSING) else npc,
-                           read_config.repeat_filenames)
+                           AUTOTUNE if npc == MISSING else npc, read_config.repeat_filenames,
+                           read_config.options if isinstance(read_config.options, Options)
+                           else None)
 
 
 def skipped_records(dataset: Dataset) -> int:

@@ -323,11 +323,13 @@ class ShardInterleave(Dataset):
 
     def __init__(self, order: Dataset, sources: Sequence[Any], cycle_length: int | None,
                  block_length: int, shards: Any = None, cardinality: int | None = None,
-                 num_parallel_calls: int | None = None, repeats: bool = False) -> None:
+                 num_parallel_calls: int | None = None, repeats: bool = False,
+                 options: Any = None) -> None:
         self.order, self.sources = order, list(sources)
         self.cycle_arg = AUTOTUNE if cycle_length is None else int(cycle_length)
         self.block, self.npc, self.repeats = int(block_length), num_parallel_calls, repeats
         self.shards, self.cardinality_asserted = shards, cardinality
+        self.read_options = options  # the read's own tfdata.Options (ReadConfig.options)
         self.epochs_started = 0  # the epoch of the next fresh iteration
 
     @property
@@ -337,6 +339,8 @@ class ShardInterleave(Dataset):
         of instructions unless they repeat (a longer cycle reads in the same
         order: its extra slots stay empty)."""
         budget = pipeline_options().autotune.cpu_budget
+        if budget is None and self.read_options is not None:
+            budget = self.read_options.autotune.cpu_budget
         cores = schedulable_cores() if budget is None else int(budget)
         cycle = resolve_cycle_length(self.cycle_arg, self.npc, cores)
         return cycle if self.repeats else max(1, min(cycle, len(self.sources)))

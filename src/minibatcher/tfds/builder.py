@@ -22,10 +22,8 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import ConfigError
 from ..tfdata import Dataset
-from ..tfdata.errors import InvalidArgumentError
 from .file_adapters import FileFormat, require_readable
 from .info import DatasetInfo, load_info
-from .naming import ShardedFileTemplate
 from .read_config import ReadConfig
 from .read_order import read_files
 from .reader import ExampleDecoding
@@ -67,30 +65,6 @@ def _map_tree(fn: Any, tree: Any) -> Any:
     if isinstance(tree, (list, tuple)):
         return type(tree)(_map_tree(fn, v) for v in tree)
     return fn(tree)
-
-
-def single_element(ds: Dataset) -> Any:
-    """The one element of ``ds`` (``tf.data.Dataset.get_single_element``, with
-    TF's errors).
-
-    Example:
-        >>> int(single_element(Dataset.range(1)))
-        0
-        >>> single_element(Dataset.range(2))
-        Traceback (most recent call last):
-        ...
-        minibatcher.tfdata.errors.InvalidArgumentError: Dataset had more than one element.
-    """
-    it = iter(ds)
-    try:
-        element = next(it)
-    except StopIteration:
-        raise InvalidArgumentError("Dataset was empty.") from None
-    try:
-        next(it)
-    except StopIteration:
-        return element
-    raise InvalidArgumentError("Dataset had more than one element.")
 
 
 class ReadOnlyBuilder:
@@ -175,7 +149,7 @@ class ReadOnlyBuilder:
                 raise ValueError(f"as_supervised=True but {self.name} does not support a "
                                  "supervised structure.")
             ds = ds.map(lambda ex: (ex[keys[0]], ex[keys[1]]))
-        return single_element(ds) if whole else ds
+        return ds.get_single_element() if whole else ds
 
     def _as_dataset(self, split: SplitArg, decoders: Mapping[str, Any] | None,
                     read_config: ReadConfig, shuffle_files: bool) -> Dataset:
@@ -232,5 +206,5 @@ def builder_from_directories(builder_dirs: Sequence[str | os.PathLike], *,
     return ReadOnlyBuilder(builder_dirs[0], info=dataclasses.replace(infos[0], splits=merged))
 
 
-__all__ = ["ReadOnlyBuilder", "ShardedFileTemplate", "SkipDecoding", "builder_from_directories",
-           "builder_from_directory", "single_element"]
+__all__ = ["ReadOnlyBuilder", "SkipDecoding", "builder_from_directories",
+           "builder_from_directory"]

@@ -362,6 +362,23 @@ class LoadMonitor:
                 f"cores{note}")
 
 
+def peer_module(module: str) -> Any:
+    """A module of an installed peer package (this folder, whose script names
+    such as ``tfrecord.py`` shadow the PyPI packages, is left out of the
+    search path), or None when it is not installed."""
+    import importlib
+
+    saved = sys.path[:]
+    sys.path = [p for p in sys.path if os.path.abspath(p or ".") != str(HERE)]
+    try:
+        sys.modules.pop(module.split(".")[0], None)
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+    finally:
+        sys.path = saved
+
+
 def code_version() -> str:
     """``minibatcher <git describe --dirty>`` of the checkout being measured."""
     try:

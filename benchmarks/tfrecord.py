@@ -108,20 +108,8 @@ def ours_dataset(paths: list[Path], parallel: int | None = None) -> int:
 
 
 def _peer_reader(module: str = "tfrecord.reader") -> Any:
-    """A module of the PyPI ``tfrecord`` package (this script's folder, which
-    holds a tfrecord.py of its own, is left out of the search path), or None."""
-    import importlib
-    import os
-
-    saved = sys.path[:]
-    sys.path = [p for p in sys.path if os.path.abspath(p or ".") != str(C.HERE)]
-    try:
-        sys.modules.pop("tfrecord", None)
-        return importlib.import_module(module)
-    except ImportError:
-        return None
-    finally:
-        sys.path = saved
+    """A module of the PyPI ``tfrecord`` package, or None (:func:`_common.peer_module`)."""
+    return C.peer_module(module)
 
 
 def peer_tfrecord(paths: list[Path]) -> int:

@@ -120,6 +120,39 @@ ReadResult read(const uint8_t* buf, size_t size, int64_t pos, const Limits& limi
   return r;
 }
 
+GatherResult gather(const uint8_t* buf, size_t size, const int64_t* frames,
+                    const int64_t* lengths, size_t n, bool verify, uint8_t* out,
+                    size_t out_size, const int64_t* out_offsets) {
+  GatherResult r;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t pos = frames[i], len = lengths[i], at = out_offsets[i];
+    const bool inside = pos >= 0 && len >= 0 && at >= 0 && uint64_t(pos) <= size &&
+                        uint64_t(len) <= size - uint64_t(pos) &&
+                        size - uint64_t(pos) - uint64_t(len) >= uint64_t(kFrameOverhead) &&
+                        uint64_t(at) <= out_size && uint64_t(len) <= out_size - uint64_t(at);
+    if (!inside) {
+      r.status = Status::kTruncated;
+      r.failed = int64_t(i);
+      return r;
+    }
+    const uint8_t* h = buf + pos;
+    if (load_u32(h + 8) != masked_crc32c(h, 8)) {
+      r.status = Status::kHeaderCrc;
+    } else if (load_u64(h) != uint64_t(len)) {
+      r.status = Status::kLength;
+    } else if (verify && load_u32(h + kHeaderBytes + len) !=
+                             masked_crc32c(h + kHeaderBytes, size_t(len))) {
+      r.status = Status::kDataCrc;
+    }
+    if (r.status != Status::kOk) {
+      r.failed = int64_t(i);
+      return r;
+    }
+    if (len > 0) std::memcpy(out + at, h + kHeaderBytes, size_t(len));
+  }
+  return r;
+}
+
 void frame(const uint8_t* data, size_t n, uint8_t* out) {
   for (int i = 0; i < 8; ++i) out[i] = uint8_t(uint64_t(n) >> (8 * i));
   store_u32(out + 8, masked_crc32c(out, 8));

@@ -28,6 +28,7 @@ enum class Status : int {
   kTruncated = 1,   // the frame at `next` does not fit in the buffer
   kHeaderCrc = 2,   // the length's CRC does not match (the length cannot be trusted)
   kDataCrc = 3,     // the data's CRC does not match (the frame is at `status_offset`)
+  kLength = 4,      // the frame does not hold the length the index recorded (the file changed)
 };
 
 struct Limits {
@@ -65,6 +66,21 @@ struct ReadResult {
 
 // Like scan(), and copies the data of every record into one flat buffer.
 ReadResult read(const uint8_t* buf, size_t size, int64_t pos, const Limits& limits);
+
+// Read by position: copies the data of `n` records whose frames start at
+// buf[frames[i]] and hold lengths[i] data bytes (as a record index says) to
+// out[out_offsets[i]] .. + lengths[i]. Checks that every frame lies inside the
+// buffer and its output inside `out`, its length field (and that field's CRC)
+// against lengths[i], and with `verify` the data CRC. Stops at the first
+// record that fails: `failed` is its index (-1 when all were copied).
+struct GatherResult {
+  Status status = Status::kOk;
+  int64_t failed = -1;
+};
+
+GatherResult gather(const uint8_t* buf, size_t size, const int64_t* frames,
+                    const int64_t* lengths, size_t n, bool verify, uint8_t* out,
+                    size_t out_size, const int64_t* out_offsets);
 
 // Writes the frame of `n` data bytes into `out` (n + 16 bytes).
 void frame(const uint8_t* data, size_t n, uint8_t* out);

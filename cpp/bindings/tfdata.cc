@@ -3,7 +3,10 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
+#include <nanobind/stl/vector.h>
+
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "../tfdata/interleave.h"
@@ -14,37 +17,82 @@ using namespace nb::literals;
 
 namespace {
 
-nb::object int64_array(std::vector<int64_t>&& values) {
-  auto* heap = new std::vector<int64_t>(std::move(values));
-  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<int64_t>*>(p); });
+template <typename T>
+nb::object array_of(std::vector<T>&& values) {
+  auto* heap = new std::vector<T>(std::move(values));
+  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
   size_t shape[1] = {heap->size()};
-  return nb::ndarray<nb::numpy, int64_t, nb::ndim<1>>(heap->data(), 1, shape, owner).cast();
+  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(heap->data(), 1, shape, owner).cast();
 }
+
+nb::object int64_array(std::vector<int64_t>&& values) { return array_of(std::move(values)); }
+nb::object uint8_array(std::vector<uint8_t>&& values) { return array_of(std::move(values)); }
 
 using Bytes = nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using Offsets = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
-// bytes objects data[starts[i]:ends[i]], as a list.
-nb::list bytes_list(Bytes data, Offsets starts, Offsets ends) {
+// Spans of several buffers: span i is buffers[seg[i]][starts[i]:ends[i]] (seg
+// empty: buffer 0 for all). Checked once; the kernels then trust them.
+struct Spans {
+  std::vector<const char*> bases;
+  const int64_t* seg;
+  const int64_t* starts;
+  const int64_t* ends;
+  size_t n;
+
+  const char* base(size_t i) const { return bases[seg != nullptr ? size_t(seg[i]) : 0]; }
+};
+
+Spans spans(const std::vector<Bytes>& buffers, const Offsets& seg, const Offsets& starts,
+            const Offsets& ends) {
   const size_t n = ends.shape(0);
-  if (starts.shape(0) != n) throw nb::value_error("starts and ends should have the same length");
+  if (starts.shape(0) != n || (seg.shape(0) != 0 && seg.shape(0) != n)) {
+    throw nb::value_error("seg (or an empty array), starts and ends should have the same length");
+  }
+  if (buffers.empty() && n > 0) throw nb::value_error("spans need at least one buffer");
+  Spans out{{}, seg.shape(0) ? seg.data() : nullptr, starts.data(), ends.data(), n};
+  for (const auto& b : buffers) out.bases.push_back(reinterpret_cast<const char*>(b.data()));
   for (size_t i = 0; i < n; ++i) {
-    const int64_t a = starts.data()[i], b = ends.data()[i];
-    if (a < 0 || b < a || uint64_t(b) > data.shape(0)) {
-      throw nb::value_error("every slice should lie inside data (0 <= start <= end <= size)");
+    const int64_t k = out.seg != nullptr ? out.seg[i] : 0, a = starts.data()[i], e = ends.data()[i];
+    if (k < 0 || uint64_t(k) >= buffers.size() || a < 0 || e < a ||
+        uint64_t(e) > buffers[size_t(k)].shape(0)) {
+      throw nb::value_error("every span should lie inside its buffer (0 <= start <= end <= size)");
     }
   }
-  PyObject* list = PyList_New(Py_ssize_t(n));
+  return out;
+}
+
+// The spans as a list of bytes objects.
+nb::list spans_to_bytes(const std::vector<Bytes>& buffers, Offsets seg, Offsets starts,
+                        Offsets ends) {
+  const Spans s = spans(buffers, seg, starts, ends);
+  PyObject* list = PyList_New(Py_ssize_t(s.n));
   if (list == nullptr) throw nb::python_error();
   nb::list out = nb::steal<nb::list>(list);
-  const char* base = reinterpret_cast<const char*>(data.data());
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t a = starts.data()[i];
-    PyObject* b = PyBytes_FromStringAndSize(base + a, Py_ssize_t(ends.data()[i] - a));
+  for (size_t i = 0; i < s.n; ++i) {
+    PyObject* b = PyBytes_FromStringAndSize(s.base(i) + s.starts[i],
+                                            Py_ssize_t(s.ends[i] - s.starts[i]));
     if (b == nullptr) throw nb::python_error();
     PyList_SET_ITEM(list, Py_ssize_t(i), b);
   }
   return out;
+}
+
+// The spans copied back to back: (data, offsets), span i at data[offsets[i]:offsets[i+1]].
+nb::tuple spans_concat(const std::vector<Bytes>& buffers, Offsets seg, Offsets starts,
+                       Offsets ends) {
+  const Spans s = spans(buffers, seg, starts, ends);
+  std::vector<int64_t> offsets(s.n + 1, 0);
+  for (size_t i = 0; i < s.n; ++i) offsets[i + 1] = offsets[i] + (s.ends[i] - s.starts[i]);
+  std::vector<uint8_t> data(size_t(offsets[s.n]));
+  {
+    nb::gil_scoped_release release;
+    for (size_t i = 0; i < s.n; ++i) {
+      const int64_t len = s.ends[i] - s.starts[i];
+      if (len > 0) std::memcpy(data.data() + offsets[i], s.base(i) + s.starts[i], size_t(len));
+    }
+  }
+  return nb::make_tuple(uint8_array(std::move(data)), int64_array(std::move(offsets)));
 }
 
 void bind_interleave(nb::module_& m) {
@@ -95,7 +143,8 @@ void bind_interleave(nb::module_& m) {
 
 void bind_tfdata(nb::module_& m) {
   bind_interleave(m);
-  m.def("bytes_list", &bytes_list, "data"_a, "starts"_a, "ends"_a);
+  m.def("spans_to_bytes", &spans_to_bytes, "buffers"_a, "seg"_a, "starts"_a, "ends"_a);
+  m.def("spans_concat", &spans_concat, "buffers"_a, "seg"_a, "starts"_a, "ends"_a);
   using Order = mb::tfdata::ShuffleOrder;
   nb::class_<Order>(m, "ShuffleOrder")
       .def(nb::init<uint64_t, uint64_t, int64_t, int64_t>(), "seed"_a, "seed2"_a,

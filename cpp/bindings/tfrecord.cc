@@ -139,19 +139,16 @@ nb::bytes frame_many(Bytes data, Ends ends) {
   return nb::borrow<nb::bytes>(owner);
 }
 
-using Out = nb::ndarray<uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-
-// Read by position (mb::tfrecord::gather): copies records from a buffer of
-// frames into `out` at the given offsets; returns (status, failed index).
-nb::tuple gather(Bytes data, Ends frames, Ends lengths, bool verify, Out out, Ends out_offsets) {
+// Read by position (mb::tfrecord::check_frames): checks records in a buffer of
+// frames, to be used in place; returns (status, failed index).
+nb::tuple check_frames(Bytes data, Ends frames, Ends lengths, bool verify) {
   const size_t n = frames.shape(0);
-  require(lengths.shape(0) == n && out_offsets.shape(0) == n,
-          "frames, lengths and out_offsets should have the same length");
-  mb::tfrecord::GatherResult r;
+  require(lengths.shape(0) == n, "frames and lengths should have the same length");
+  mb::tfrecord::CheckResult r;
   {
     nb::gil_scoped_release release;
-    r = mb::tfrecord::gather(data.data(), data.shape(0), frames.data(), lengths.data(), n, verify,
-                             out.data(), out.shape(0), out_offsets.data());
+    r = mb::tfrecord::check_frames(data.data(), data.shape(0), frames.data(), lengths.data(), n,
+                                   verify);
   }
   return nb::make_tuple(int(r.status), r.failed);
 }
@@ -316,8 +313,7 @@ void bind_tfrecord(nb::module_& m) {
         "skip_bad"_a);
   m.def("tfrecord_read_list", &read_list, "data"_a, "pos"_a, "max_records"_a, "max_bytes"_a,
         "verify"_a, "skip_bad"_a);
-  m.def("tfrecord_gather", &gather, "data"_a, "frames"_a, "lengths"_a, "verify"_a, "out"_a,
-        "out_offsets"_a);
+  m.def("tfrecord_check_frames", &check_frames, "data"_a, "frames"_a, "lengths"_a, "verify"_a);
   m.def("tfrecord_frame_many", &frame_many, "data"_a, "ends"_a);
   m.def("crc32c", &crc, "data"_a, "initial"_a = 0, "portable"_a = false);
   m.def("crc32c_hardware", &mb::tfrecord::crc32c_hardware);

@@ -120,23 +120,18 @@ ReadResult read(const uint8_t* buf, size_t size, int64_t pos, const Limits& limi
   return r;
 }
 
-GatherResult gather(const uint8_t* buf, size_t size, const int64_t* frames,
-                    const int64_t* lengths, size_t n, bool verify, uint8_t* out,
-                    size_t out_size, const int64_t* out_offsets) {
-  GatherResult r;
+CheckResult check_frames(const uint8_t* buf, size_t size, const int64_t* frames,
+                         const int64_t* lengths, size_t n, bool verify) {
+  CheckResult r;
   for (size_t i = 0; i < n; ++i) {
-    const int64_t pos = frames[i], len = lengths[i], at = out_offsets[i];
-    const bool inside = pos >= 0 && len >= 0 && at >= 0 && uint64_t(pos) <= size &&
+    const int64_t pos = frames[i], len = lengths[i];
+    const bool inside = pos >= 0 && len >= 0 && uint64_t(pos) <= size &&
                         uint64_t(len) <= size - uint64_t(pos) &&
-                        size - uint64_t(pos) - uint64_t(len) >= uint64_t(kFrameOverhead) &&
-                        uint64_t(at) <= out_size && uint64_t(len) <= out_size - uint64_t(at);
+                        size - uint64_t(pos) - uint64_t(len) >= uint64_t(kFrameOverhead);
+    const uint8_t* h = buf + (inside ? pos : 0);
     if (!inside) {
       r.status = Status::kTruncated;
-      r.failed = int64_t(i);
-      return r;
-    }
-    const uint8_t* h = buf + pos;
-    if (load_u32(h + 8) != masked_crc32c(h, 8)) {
+    } else if (load_u32(h + 8) != masked_crc32c(h, 8)) {
       r.status = Status::kHeaderCrc;
     } else if (load_u64(h) != uint64_t(len)) {
       r.status = Status::kLength;
@@ -148,7 +143,6 @@ GatherResult gather(const uint8_t* buf, size_t size, const int64_t* frames,
       r.failed = int64_t(i);
       return r;
     }
-    if (len > 0) std::memcpy(out + at, h + kHeaderBytes, size_t(len));
   }
   return r;
 }

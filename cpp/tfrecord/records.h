@@ -67,20 +67,19 @@ struct ReadResult {
 // Like scan(), and copies the data of every record into one flat buffer.
 ReadResult read(const uint8_t* buf, size_t size, int64_t pos, const Limits& limits);
 
-// Read by position: copies the data of `n` records whose frames start at
-// buf[frames[i]] and hold lengths[i] data bytes (as a record index says) to
-// out[out_offsets[i]] .. + lengths[i]. Checks that every frame lies inside the
-// buffer and its output inside `out`, its length field (and that field's CRC)
-// against lengths[i], and with `verify` the data CRC. Stops at the first
-// record that fails: `failed` is its index (-1 when all were copied).
-struct GatherResult {
+// Read by position: checks `n` records whose frames start at buf[frames[i]]
+// and hold lengths[i] data bytes (as a record index says): that every frame
+// lies inside the buffer, its length field (and that field's CRC) against
+// lengths[i], and with `verify` the data CRC. The caller then uses the data in
+// place (buf[frames[i] + 12 ..]). Stops at the first record that fails:
+// `failed` is its index (-1 when all are good).
+struct CheckResult {
   Status status = Status::kOk;
   int64_t failed = -1;
 };
 
-GatherResult gather(const uint8_t* buf, size_t size, const int64_t* frames,
-                    const int64_t* lengths, size_t n, bool verify, uint8_t* out,
-                    size_t out_size, const int64_t* out_offsets);
+CheckResult check_frames(const uint8_t* buf, size_t size, const int64_t* frames,
+                         const int64_t* lengths, size_t n, bool verify);
 
 // Writes the frame of `n` data bytes into `out` (n + 16 bytes).
 void frame(const uint8_t* data, size_t n, uint8_t* out);

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..state import Fields
+from .block import Block, ListBlock
 from .core import Iter, View, inner_of
 from .dataset import Dataset
 from .padding import check_padded_shapes, check_padding_values, pad_batch
@@ -37,6 +38,7 @@ class _BatchView(View):
         self.parent, self.node = parent, node
         self.n, self.size = len(parent), node._batch_size
         self._length = self.n // self.size if node._drop else -(-self.n // self.size)
+        self.block_limit = max(1, parent.block_limit // self.size)
 
     def __len__(self) -> int:
         return self._length
@@ -44,6 +46,28 @@ class _BatchView(View):
     def __getitem__(self, index: int) -> Any:
         start = index * self.size
         return self.node._combine(self.parent.read(start, min(start + self.size, self.n)))
+
+    def block(self, start: int, stop: int) -> Block:
+        """Batches ``start .. stop-1`` from one read of their elements (columns
+        sliced, not elements stacked, where the read gives columns)."""
+        lo, hi = start * self.size, min(stop * self.size, self.n)
+        return self._split(self.parent.block(lo, hi), [min(self.size, hi - lo - i * self.size)
+                                                       for i in range(stop - start)])
+
+    def gather(self, positions: np.ndarray) -> Block:
+        starts = np.asarray(positions, np.int64) * self.size
+        sizes = np.minimum(self.size, self.n - starts)
+        flat = np.repeat(starts - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes) + \
+            np.arange(int(sizes.sum()), dtype=np.int64)
+        return self._split(self.parent.gather(flat), sizes.tolist())
+
+    def _split(self, block: Block, sizes: list[int]) -> Block:
+        out, at = [], 0
+        combine = self.node._combine_block
+        for size in sizes:
+            out.append(combine(block, at, at + size))
+            at += size
+        return ListBlock(out)
 
     def pins(self) -> Any:
         return self.parent.pins()
@@ -99,6 +123,9 @@ class BatchDataset(Dataset):
     def _combine(self, items: list[Any]) -> Any:
         return stack(items)
 
+    def _combine_block(self, block: Block, lo: int, hi: int) -> Any:
+        return block.batch(lo, hi)
+
     def _has_view(self) -> bool:
         return self._parent._has_view()
 
@@ -140,3 +167,6 @@ class PaddedBatchDataset(BatchDataset):
 
     def _combine(self, items: list[Any]) -> Any:
         return pad_batch(items, self._shapes, self._values)
+
+    def _combine_block(self, block: Block, lo: int, hi: int) -> Any:
+        return pad_batch(block.elements()[lo:hi], self._shapes, self._values)

@@ -25,10 +25,14 @@ Example:
 from __future__ import annotations
 
 import abc
+import operator
 from typing import Any, Mapping, Sequence
+
+import numpy as np
 
 from ..errors import CheckpointError
 from ..state import Fields, as_fields
+from .block import Block, ListBlock, blocks_enabled
 
 INFINITE = -1
 UNKNOWN = -2
@@ -39,11 +43,21 @@ class View(abc.ABC):
     ``view[i]`` in O(1) (or amortized O(1)), ``pins()`` the JSON-able value
     that recreates this same iteration (the shuffle iterations inside it).
 
+    The block path (docs/design/tfdata-blocks.md): ``block(start, stop)`` and
+    ``gather(positions)`` return a :class:`~minibatcher.tfdata.block.Block` of
+    the same elements; by default they call ``read``/``[i]`` (every view works
+    unchanged), views over native data override them. ``block_limit`` is the
+    most elements an iterator reads in one block.
+
     Example:
         >>> v = ListView([1, 2, 3])
         >>> len(v), v[2], v.read(0, 2), v.pins()
         (3, 3, [1, 2], None)
+        >>> v.block(1, 3).elements(), v.gather(np.array([2, 0])).elements()
+        ([2, 3], [3, 1])
     """
+
+    block_limit = 64
 
     @abc.abstractmethod
     def __len__(self) -> int:
@@ -56,6 +70,14 @@ class View(abc.ABC):
     def read(self, start: int, stop: int) -> list[Any]:
         """Elements ``start .. stop-1`` (override when a block read is cheaper)."""
         return [self[i] for i in range(start, stop)]
+
+    def block(self, start: int, stop: int) -> Block:
+        """Elements ``start .. stop-1`` as a block."""
+        return ListBlock(self.read(start, stop))
+
+    def gather(self, positions: np.ndarray) -> Block:
+        """The elements at ``positions`` (any order, repeats allowed) as a block."""
+        return ListBlock([self[i] for i in np.asarray(positions).tolist()])
 
     def pins(self) -> Any:
         """What recreates this iteration (None when the view has no randomness)."""
@@ -137,10 +159,13 @@ class Iter(abc.ABC):
 class ViewIter(Iter):
     """Sequential reading of a view; state ``{"pos", "pins"}``; skip is O(1).
 
-    Blocks grow from 1 to 64 elements, so a short read does little extra work.
-    An element whose reading raises (an error in a map function, a batch of
-    mismatched shapes) raises once and is consumed: the next call goes on with
-    the next element, as TF's iterators do.
+    Elements are read a block at a time, blocks growing from 1 to the view's
+    ``block_limit`` (64 on the element path), so a short read does little
+    extra work. A read that fails is repeated element by element: the
+    elements before the failing one are delivered, and an element whose
+    reading raises (an error in a map function, a batch of mismatched
+    shapes) raises once and is consumed: the next call goes on with the next
+    element, as TF's iterators do.
 
     Example:
         >>> it = ViewIter(ListView("abc"), 2)
@@ -153,39 +178,70 @@ class ViewIter(Iter):
     def __init__(self, view: View, pos: int = 0) -> None:
         self.view = view
         self._length = len(view)
-        self.pos = pos
-        self._block: list[Any] = []
+        self._blocks = blocks_enabled()
+        self._limit = max(1, int(view.block_limit)) if self._blocks else 64
+        self._items: list[Any] = []
+        self._cur: Any = iter(self._items)
         self._base = pos
         self._size = 1
 
+    @property
+    def pos(self) -> int:
+        """Elements read so far (the position of the next one)."""
+        return self._base + len(self._items) - operator.length_hint(self._cur)
+
     def __next__(self) -> Any:
-        i = self.pos - self._base
-        if i >= len(self._block) or i < 0:
-            if self.pos >= self._length:
-                raise StopIteration
-            stop = min(self._length, self.pos + self._size)
-            try:
-                self._block = self.view.read(self.pos, stop)
-            except Exception:
-                self._block = []
-                if stop - self.pos > 1:  # find the failing element: read one at a time
-                    self._size = 1
-                    return next(self)
-                self.pos += 1  # the failing element is consumed: the next call goes on (as TF)
+        try:
+            return next(self._cur)
+        except StopIteration:
+            return self._refill()
+
+    def _refill(self) -> Any:
+        pos = self._base + len(self._items)
+        if pos >= self._length:
+            raise StopIteration
+        stop = min(self._length, pos + self._size)
+        items = self._read(pos, stop)
+        self._size = min(self._size * 2, self._limit)
+        self._items, self._base = items, pos
+        self._cur = iter(items)
+        return next(self._cur)
+
+    def _read(self, start: int, stop: int) -> list[Any]:
+        try:
+            if self._blocks:
+                return self.view.block(start, stop).elements()
+            return self.view.read(start, stop)
+        except Exception:
+            if stop - start == 1:
+                self._consume_failed(start)
                 raise
-            self._base = self.pos
-            self._size = min(self._size * 2, 64)
-            i = 0
-        self.pos += 1
-        return self._block[i]
+        items: list[Any] = []  # find the failing element: deliver the ones before it
+        for i in range(start, stop):
+            try:
+                items.append(self.view[i])
+            except Exception:
+                if not items:
+                    self._consume_failed(start)
+                    raise
+                break
+        self._size = 1
+        return items
+
+    def _consume_failed(self, pos: int) -> None:
+        """The element at ``pos`` raised: it is consumed (the next call goes on)."""
+        self._items, self._base = [], pos + 1
+        self._cur = iter(self._items)
 
     def state(self) -> dict[str, Any]:
         return {"pos": self.pos, "pins": self.view.pins()}
 
     def skip(self, count: int) -> int:
-        done = max(0, min(count, self._length - self.pos))
-        self.pos += done
+        pos = self.pos
+        done = max(0, min(count, self._length - pos))
         if done:
+            self._items, self._base = [], pos + done
+            self._cur = iter(self._items)
             self._size = 1  # after a jump, read small blocks again (no read-ahead waste)
         return done
 

@@ -203,19 +203,25 @@ class Dataset(SourceMethods, TransformMethods, ConsumerMethods):
     # -- transformations ---------------------------------------------------------------------
     def map(self, map_func: Callable[..., Any], num_parallel_calls: int | None = None,
             deterministic: bool | None = None, synchronous: bool | None = None,
-            use_unbounded_threadpool: bool = False, name: str | None = None) -> "Dataset":
+            use_unbounded_threadpool: bool = False, name: str | None = None, *,
+            executor: str = "threads") -> "Dataset":
         """``map_func`` applied to every element (tuples unpacked into arguments).
 
-        ``num_parallel_calls``, ``deterministic``, ``synchronous``,
-        ``use_unbounded_threadpool`` and ``name`` are about TF's runtime: accepted
-        and ignored (the function runs in the consuming thread, in order).
+        ``num_parallel_calls=N`` (or ``AUTOTUNE``: the schedulable CPUs) runs
+        the function on N workers; elements come in input order either way.
+        ``executor`` (an extension) picks threads (the default: for work that
+        releases the GIL, such as decoding with NumPy, Pillow or tfdata.io) or
+        processes (for pure-Python work; the function must be picklable).
+        ``synchronous``, ``use_unbounded_threadpool`` and ``name`` are accepted.
 
         Example:
             >>> list(Dataset.zip((Dataset.range(2), Dataset.range(2))).map(lambda a, b: a + b))
             [np.int64(0), np.int64(2)]
+            >>> [int(x) for x in Dataset.range(4).map(lambda x: x * x, num_parallel_calls=2)]
+            [0, 1, 4, 9]
         """
         from .transforms import MapDataset
-        return MapDataset(self, map_func)
+        return MapDataset(self, map_func, num_parallel_calls, deterministic, executor)
 
     def filter(self, predicate: Callable[..., Any], name: str | None = None) -> "Dataset":
         """The elements for which ``predicate`` returns a true scalar.

@@ -110,9 +110,19 @@ class DatasetIterator(Iterator[Any]):
         self._options: Options | None = None if options == Options() else options
         token = ACTIVE.set(self._options)
         try:
-            self._it = dataset._make_iter(None)
+            self._install(dataset._make_iter(None))
         finally:
             ACTIVE.reset(token)
+
+    def _install(self, it: Any) -> None:
+        """Makes ``it`` the root iterator; over a view, ``next`` takes elements
+        straight from the current block (:class:`_BlockRootIterator`)."""
+        self._it = it
+        if hasattr(it, "_refill"):
+            self.__class__ = _BlockRootIterator
+            self._cur = it._cur
+        else:
+            self.__class__ = DatasetIterator
 
     def __iter__(self) -> "DatasetIterator":
         return self
@@ -190,4 +200,26 @@ class DatasetIterator(Iterator[Any]):
             raise
         finally:
             ACTIVE.reset(token)
-        self._it = it
+        self._install(it)
+
+
+class _BlockRootIterator(DatasetIterator):
+    """A :class:`DatasetIterator` whose root reads a view a block at a time:
+    ``next`` takes the next element of the current block without a call into
+    the root iterator (which shares the block's list iterator, so its
+    position stays exact).
+
+    Example:
+        >>> type(iter(Dataset.range(3))).__name__, list(iter(Dataset.range(3)))
+        ('_BlockRootIterator', [np.int64(0), np.int64(1), np.int64(2)])
+    """
+
+    _cur: Any
+
+    def __next__(self) -> Any:
+        try:
+            return next(self._cur)
+        except StopIteration:
+            x = DatasetIterator.__next__(self)  # the root reads the next block (options active)
+            self._cur = self._it._cur
+            return x

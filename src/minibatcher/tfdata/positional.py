@@ -15,8 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..errors import ConfigError
 from ..state import Fields
+from .block import Block
 from .core import INFINITE, UNKNOWN, Iter, View, clamp_count
 from .dataset import Dataset
 from .transforms import _PassIter, _Unary, is_random
@@ -35,6 +38,7 @@ class _StrideView(View):
         self.parent, self.start, self.step = parent, start, step
         stop = min(stop, len(parent))
         self._length = max(0, -(-(stop - start) // step))
+        self.block_limit = parent.block_limit
 
     def __len__(self) -> int:
         return self._length
@@ -46,6 +50,14 @@ class _StrideView(View):
         if self.step == 1:
             return self.parent.read(self.start + start, self.start + stop)
         return [self.parent[self.start + i * self.step] for i in range(start, stop)]
+
+    def block(self, start: int, stop: int) -> Block:
+        if self.step == 1:
+            return self.parent.block(self.start + start, self.start + stop)
+        return self.gather(np.arange(start, stop, dtype=np.int64))
+
+    def gather(self, positions: np.ndarray) -> Block:
+        return self.parent.gather(self.start + np.asarray(positions, np.int64) * self.step)
 
     def pins(self) -> Any:
         return self.parent.pins()
@@ -246,12 +258,22 @@ class ShardDataset(_Positional):
 class _RepeatView(View):
     def __init__(self, parent: View, count: int) -> None:
         self.parent, self.count, self.n = parent, count, len(parent)
+        self.block_limit = parent.block_limit
 
     def __len__(self) -> int:
         return self.n * self.count
 
     def __getitem__(self, index: int) -> Any:
         return self.parent[index % self.n]
+
+    def block(self, start: int, stop: int) -> Block:
+        if start // self.n == (stop - 1) // self.n:  # inside one repetition
+            base = start - start % self.n
+            return self.parent.block(start - base, stop - base)
+        return self.gather(np.arange(start, stop, dtype=np.int64))
+
+    def gather(self, positions: np.ndarray) -> Block:
+        return self.parent.gather(np.asarray(positions, np.int64) % self.n)
 
 
 class _RepeatIter(Iter):

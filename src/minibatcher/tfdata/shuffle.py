@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import CheckpointError, ConfigError
 from ..state import Fields
+from .block import Block
 from .core import Iter, View, fetch_positions
 from .dataset import Dataset
 from .philox import Draws, iteration_seeds
@@ -114,6 +115,7 @@ class _ShuffleView(View):
         self._known = 0
         self._pins = pins
         self._length = len(parent)
+        self.block_limit = parent.block_limit
 
     def __len__(self) -> int:
         return self._length
@@ -137,6 +139,16 @@ class _ShuffleView(View):
         self._ensure(stop)
         parent = self.parent
         return [parent[p] for p in self.positions[start:stop].tolist()]
+
+    def block(self, start: int, stop: int) -> Block:
+        self._ensure(stop)
+        return self.parent.gather(self.positions[start:stop])
+
+    def gather(self, positions: np.ndarray) -> Block:
+        positions = np.asarray(positions, np.int64)
+        if len(positions):
+            self._ensure(int(positions.max()) + 1)
+        return self.parent.gather(self.positions[positions])
 
     def pins(self) -> Any:
         return self._pins

@@ -28,6 +28,8 @@ import numpy as np
 
 from ..state import Fields
 from ..errors import CheckpointError, ConfigError
+from .block import (ArrayColumn, Block, ColumnBlock, ListBlock, RecordsBlock, concat_blocks,
+                    merge_blocks)
 from .core import Iter, View
 from .dataset import Dataset
 from .structure import flatten, is_structure, pack_as, to_array, to_leaf
@@ -61,6 +63,8 @@ class SourceView(View):
         self.source = source
         self._length = len(source)
         self._read = getattr(source, "read", None)
+        self._gather = getattr(source, "gather", None)
+        self.block_limit = int(getattr(source, "block_limit", View.block_limit))
 
     def __len__(self) -> int:
         return self._length
@@ -72,6 +76,37 @@ class SourceView(View):
         if self._read is not None:
             return list(self._read(start, stop))
         return [self.source[i] for i in range(start, stop)]
+
+    def block(self, start: int, stop: int) -> Block:
+        block = getattr(self.source, "block", None)
+        if block is not None:
+            return as_block(block(start, stop))
+        if self._gather is not None:
+            return as_block(self._gather(np.arange(start, stop, dtype=np.int64)))
+        return ListBlock(self.read(start, stop))
+
+    def gather(self, positions: np.ndarray) -> Block:
+        if self._gather is not None:
+            return as_block(self._gather(np.asarray(positions, np.int64)))
+        return super().gather(positions)
+
+
+def as_block(value: Any) -> Block:
+    """A source's read as a block: a Block, records in one buffer (``.data``,
+    ``.starts`` and ``.ends``: a RecordSpans; or ``.data`` and ``.ends``: a
+    RecordBatch, back to back), or a list of elements.
+
+    Example:
+        >>> as_block([1, 2]).elements()
+        [1, 2]
+    """
+    if isinstance(value, Block):
+        return value
+    if hasattr(value, "data") and hasattr(value, "starts") and hasattr(value, "ends"):
+        return RecordsBlock(value.data, value.starts, value.ends)
+    if hasattr(value, "data") and hasattr(value, "ends"):
+        return RecordsBlock.from_ends(value.data, value.ends)
+    return ListBlock(list(value))
 
 
 class SourceDataset(Dataset):
@@ -122,9 +157,17 @@ class RangeSource:
     def __getitem__(self, index: int) -> Any:
         return self.dtype.type(self.range[index])
 
+    block_limit = 4096
+
     def read(self, start: int, stop: int) -> list[Any]:
         return list(np.arange(self.range[start], self.range.start + stop * self.range.step,
                               self.range.step, dtype=self.dtype)) if stop > start else []
+
+    def gather(self, indices: np.ndarray) -> Block:
+        """The records at ``indices`` as one column."""
+        r = self.range
+        return ColumnBlock(0, [ArrayColumn((r.start + np.asarray(indices, np.int64) * r.step)
+                                           .astype(self.dtype))])
 
     def fingerprint(self) -> Any:
         r = self.range
@@ -179,10 +222,22 @@ class SlicesSource:
     def __len__(self) -> int:
         return self._length
 
+    block_limit = 4096
+
     def __getitem__(self, index: int) -> Any:
         if self._structured:
             return pack_as(self.template, [leaf[index] for leaf in self.leaves])
         return self.leaves[0][index]
+
+    def block(self, start: int, stop: int) -> Block:
+        """Rows ``start .. stop-1`` as columns (slices of the arrays)."""
+        return ColumnBlock(self.template, [ArrayColumn(leaf[start:stop]) for leaf in self.leaves],
+                           keep_order=False)
+
+    def gather(self, indices: np.ndarray) -> Block:
+        """The rows at ``indices`` as columns."""
+        return ColumnBlock(self.template, [ArrayColumn(leaf[indices]) for leaf in self.leaves],
+                           keep_order=False)
 
     def fingerprint(self) -> Any:
         return [_digest_leaf(leaf) for leaf in self.leaves]
@@ -276,6 +331,33 @@ class ConcatSource:
                        [src[j] for j in range(i, i + n)])
             start += n
         return out
+
+    @property
+    def block_limit(self) -> int:
+        """The smallest block limit of the sources (64 for plain sequences)."""
+        return min((int(getattr(s, "block_limit", View.block_limit)) for s in self.sources),
+                   default=View.block_limit)
+
+    def block(self, start: int, stop: int) -> Block:
+        """Records ``start .. stop-1`` as one block (one read per source)."""
+        parts = []
+        while start < stop:
+            k, i = self.locate(start)
+            n = min(stop - start, self.bounds[k + 1] - start)
+            parts.append(SourceView(self.sources[k]).block(i, i + n))
+            start += n
+        return concat_blocks(parts)
+
+    def gather(self, indices: np.ndarray) -> Block:
+        """The records at ``indices`` (one gather per source)."""
+        indices = np.asarray(indices, np.int64)
+        which = np.searchsorted(np.asarray(self.bounds), indices, side="right") - 1
+        parts = []
+        for k in np.unique(which).tolist():
+            at = np.flatnonzero(which == k)
+            local = indices[at] - self.bounds[k]
+            parts.append((at, SourceView(self.sources[k]).gather(local)))
+        return merge_blocks(parts, len(indices))
 
     def fingerprint(self) -> Any:
         return [s.fingerprint() if hasattr(s, "fingerprint") else len(s) for s in self.sources]

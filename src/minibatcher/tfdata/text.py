@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, FormatError
+from .block import RecordsBlock
 from .files import FilesDataset
 
 _BLOCK = 1 << 26
@@ -136,6 +137,16 @@ class TextLineSource:
     def __getitem__(self, index: int) -> bytes:
         starts, ends = self._offsets()
         return self.raw[starts[index]:ends[index]]
+
+    block_limit = 4096
+
+    def block(self, start: int, stop: int) -> RecordsBlock:
+        """Lines ``start .. stop-1`` as one block (no copy)."""
+        return RecordsBlock(self.data, self.starts[start:stop], self.ends[start:stop])
+
+    def gather(self, indices: np.ndarray) -> RecordsBlock:
+        """The lines at ``indices`` as one block (no copy)."""
+        return RecordsBlock(self.data, self.starts[indices], self.ends[indices])
 
     def read(self, start: int, stop: int) -> list[bytes]:
         """Lines ``start .. stop-1``."""

@@ -17,8 +17,11 @@ from typing import Any, Callable
 import numpy as np
 
 from ..state import Fields
+from .block import Block, ListBlock
 from .core import INFINITE, UNKNOWN, Iter, View, inner_of
 from .dataset import Dataset
+from .lift import Lift
+from .parallel import Workers, check_executor, parallelism
 from .structure import call
 
 
@@ -55,8 +58,19 @@ class _PassIter(Iter):
 # -- map ---------------------------------------------------------------------------------------
 
 class _MapView(View):
-    def __init__(self, parent: View, fn: Callable[..., Any]) -> None:
-        self.parent, self.fn = parent, fn
+    """A map over a view: elements mapped when read, a block at a time (lifted
+    to one call per block where the function allows, on ``workers`` when
+    ``num_parallel_calls > 1``)."""
+
+    def __init__(self, parent: View, fn: Callable[..., Any], lift: Lift | None = None,
+                 workers: Workers | None = None) -> None:
+        self.parent, self.fn, self.lift, self.workers = parent, fn, lift, workers
+        limit = parent.block_limit
+        if workers is not None:
+            limit = min(limit, 64 * workers.n)
+        elif lift is None or lift.liftable is False:
+            limit = min(limit, View.block_limit)
+        self.block_limit = limit
 
     def __len__(self) -> int:
         return len(self.parent)
@@ -65,8 +79,26 @@ class _MapView(View):
         return call(self.fn, self.parent[index])
 
     def read(self, start: int, stop: int) -> list[Any]:
+        return self._map(self.parent.read(start, stop))
+
+    def block(self, start: int, stop: int) -> Block:
+        return self._apply(self.parent.block(start, stop))
+
+    def gather(self, positions: np.ndarray) -> Block:
+        return self._apply(self.parent.gather(positions))
+
+    def _apply(self, block: Block) -> Block:
+        if self.lift is not None:
+            lifted = self.lift.apply(block)
+            if lifted is not None:
+                return lifted
+        return ListBlock(self._map(block.elements()))
+
+    def _map(self, items: list[Any]) -> list[Any]:
+        if self.workers is not None:
+            return self.workers.map(self.fn, items)
         fn = self.fn
-        return [call(fn, x) for x in self.parent.read(start, stop)]
+        return [call(fn, x) for x in items]
 
     def pins(self) -> Any:
         return self.parent.pins()
@@ -97,23 +129,35 @@ def _fn_name(fn: Callable[..., Any]) -> str:
 class MapDataset(_Unary):
     """``map``: the function is applied when an element is read (skips do not call it).
 
+    With ``num_parallel_calls`` N > 1 it runs on N workers (``executor``:
+    "threads" or "processes", see :mod:`~minibatcher.tfdata.parallel`);
+    elements, order and states are the same for every N.
+
     Example:
         >>> from minibatcher.tfdata import Dataset
         >>> [int(x) for x in MapDataset(Dataset.range(3), lambda x: -x)]
         [0, -1, -2]
+        >>> [int(x) for x in MapDataset(Dataset.range(3), lambda x: -x, num_parallel_calls=2)]
+        [0, -1, -2]
     """
 
-    def __init__(self, parent: Dataset, fn: Callable[..., Any]) -> None:
+    def __init__(self, parent: Dataset, fn: Callable[..., Any], num_parallel_calls: Any = None,
+                 deterministic: bool | None = None, executor: str = "threads") -> None:
         super().__init__(parent)
         if not callable(fn):
             raise TypeError(f"map_func should be callable, but got {type(fn).__name__}")
         self._fn = fn
+        self._parallel = parallelism(num_parallel_calls)
+        self._deterministic = deterministic
+        self._executor = check_executor(executor)
+        self._workers = Workers(self._parallel, executor) if self._parallel > 1 else None
+        self._lift = Lift(fn)
 
     def _spec(self) -> dict[str, Any]:
         return {"op": "map", "fn": _fn_name(self._fn)}
 
     def _make_view(self, pins: Fields | None) -> View:
-        return _MapView(self._parent._make_view(pins), self._fn)
+        return _MapView(self._parent._make_view(pins), self._fn, self._lift, self._workers)
 
     def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():

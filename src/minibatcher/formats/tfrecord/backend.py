@@ -15,7 +15,7 @@ OK, TRUNCATED, HEADER_CRC, DATA_CRC = 0, 1, 2, 3
 
 
 def kernels(impl: str) -> SimpleNamespace:
-    """``scan``, ``read``, ``read_list`` and ``frame_many`` of ``impl``
+    """``scan``, ``read``, ``read_list``, ``frame_many`` and ``check_frames`` of ``impl``
     ("native" or "python").
 
     Example:
@@ -29,10 +29,12 @@ def kernels(impl: str) -> SimpleNamespace:
 
         return SimpleNamespace(scan=_native.tfrecord_scan, read=_native.tfrecord_read,
                                read_list=_native.tfrecord_read_list,
-                               frame_many=_native.tfrecord_frame_many)
+                               frame_many=_native.tfrecord_frame_many,
+                               check_frames=_native.tfrecord_check_frames)
     if impl == "python":
         from . import reference
 
         return SimpleNamespace(scan=reference.scan, read=reference.read,
-                               read_list=reference.read_list, frame_many=reference.frame_many)
+                               read_list=reference.read_list, frame_many=reference.frame_many,
+                               check_frames=reference.check_frames)
     raise ConfigError(f"impl should be 'native' or 'python', but got impl={impl!r}")

@@ -130,3 +130,33 @@ def frame_many(data: Any, ends: Any) -> bytes:
                 struct.pack("<I", _crc(payload))]
         start = int(end)
     return b"".join(out)
+
+
+LENGTH = 4
+
+
+def check_frames(data: Any, frames: Any, lengths: Any, verify: bool) -> tuple[int, int]:
+    """Read by position: record i's frame at ``frames[i]`` should hold
+    ``lengths[i]`` data bytes; ``(status, failed index)`` (-1: all good).
+
+    Example:
+        >>> frame = bytes.fromhex("0500000000000000eab2043e68656c6c6fbb1f1c19")
+        >>> check_frames(frame, [0], [5], True), check_frames(frame, [0], [4], True)
+        ((0, -1), (4, 0))
+    """
+    buf = bytes(data)
+    for i, (pos, length) in enumerate(zip(frames, lengths)):
+        pos, length = int(pos), int(length)
+        status = OK
+        if min(pos, length) < 0 or pos + length + 16 > len(buf):
+            status = TRUNCATED
+        elif struct.unpack_from("<I", buf, pos + 8)[0] != _crc(buf[pos:pos + 8]):
+            status = HEADER_CRC
+        elif struct.unpack_from("<Q", buf, pos)[0] != length:
+            status = LENGTH
+        elif verify and struct.unpack_from("<I", buf, pos + 12 + length)[0] != \
+                _crc(buf[pos + 12:pos + 12 + length]):
+            status = DATA_CRC
+        if status != OK:
+            return status, i
+    return OK, -1

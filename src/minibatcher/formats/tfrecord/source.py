@@ -35,7 +35,7 @@ import numpy as np
 
 from ...budget import ErrorBudget
 from ...errors import FormatError
-from .records import OpenFiles, RecordBatch, TFRecordFile
+from .records import OpenFiles, RecordBatch, RecordSpans, TFRecordFile
 from .streams import check_compression
 
 
@@ -179,6 +179,33 @@ class TFRecordSource:
         at = self.positions(start, stop)
         first = int(at[0])
         return self.open().read_list(first, int(at[-1]) + 1 - first)
+
+    def gather(self, indices: Any) -> RecordSpans:
+        """Records ``indices`` of this source (any order, repeats allowed) read by
+        position (:meth:`TFRecordFile.read_at`: one ``pread`` per range of the
+        file, the records left in place).
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.tfrecord import TFRecordWriter
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.tfrecord"
+            >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"bb", b"c"])
+            >>> TFRecordSource(p, skip=1).gather([1, 0]).records()
+            [b'c', b'bb']
+        """
+        indices = np.asarray(indices, np.int64)
+        if len(indices) and (indices.min() < 0 or indices.max() >= len(self)):
+            raise IndexError(f"{self.path}: record index out of range (the source holds "
+                             f"{len(self)} records)")
+        good = self.good_positions()
+        return self.open().read_at(self.skip + indices if good is None else good[indices])
+
+    @property
+    def block_limit(self) -> int:
+        """Records per block read (about 8 MB at the file's mean record size)."""
+        f = self.open()
+        mean = f.file_size / max(1, len(f))
+        return int(min(4096, max(16, (8 << 20) // max(1, mean))))
 
     def batches(self, **options: int) -> Iterator[RecordBatch]:
         """The source's records in :class:`RecordBatch` es (streaming, each

@@ -1,0 +1,167 @@
+"""Workers for ``num_parallel_calls``: a function run over many elements at once,
+results in input order (docs/design/tfdata-blocks.md, "Parallelism").
+
+Two executors, chosen per ``map`` with ``executor=``:
+
+* ``"threads"`` (the default): a thread pool. Right when the function spends
+  its time where the GIL is released: our native decoders, NumPy, Pillow's
+  decoders, file reads. Any function works (closures, lambdas).
+* ``"processes"``: a process pool (``forkserver``). Right for pure-Python work
+  that holds the GIL. The function must be picklable (a module-level function
+  or a ``functools.partial`` of one); elements and results are pickled.
+
+The calling thread works too (it takes the last chunk), so ``n`` workers use
+``n`` cores, not ``n + 1``. ``AUTOTUNE`` (-1) is the number of CPUs this
+process may run on (``os.sched_getaffinity``). A worker's error is raised in
+the consumer, with a note naming where it ran.
+
+Example:
+    >>> w = Workers(2)
+    >>> w.map(lambda x: x * x, list(range(6)))
+    [0, 1, 4, 9, 16, 25]
+    >>> w.close()
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import threading
+import weakref
+from typing import Any, Callable, Sequence
+
+from ..errors import ConfigError
+from .structure import call
+
+AUTOTUNE = -1
+EXECUTORS = ("threads", "processes")
+
+
+def schedulable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask), at least 1.
+
+    Example:
+        >>> schedulable_cpus() >= 1
+        True
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - platforms without affinity
+        return max(1, os.cpu_count() or 1)
+
+
+def parallelism(num_parallel_calls: Any, what: str = "num_parallel_calls") -> int:
+    """Workers for tf.data's ``num_parallel_calls``: None -> 1 (sequential),
+    ``AUTOTUNE`` (-1) -> the schedulable CPUs, a positive int as given.
+
+    Example:
+        >>> parallelism(None), parallelism(3), parallelism(AUTOTUNE) == schedulable_cpus()
+        (1, 3, True)
+        >>> parallelism(0)
+        Traceback (most recent call last):
+        ...
+        ValueError: num_parallel_calls should be a positive integer or tf.data.AUTOTUNE (-1), but got num_parallel_calls=0
+    """
+    if num_parallel_calls is None:
+        return 1
+    if isinstance(num_parallel_calls, bool) or not hasattr(num_parallel_calls, "__index__"):
+        raise TypeError(f"{what} should be an integer or tf.data.AUTOTUNE (-1), but got "
+                        f"{what}={num_parallel_calls!r} ({type(num_parallel_calls).__name__})")
+    n = int(num_parallel_calls)
+    if n == AUTOTUNE:
+        return schedulable_cpus()
+    if n < 1:
+        raise ValueError(f"{what} should be a positive integer or tf.data.AUTOTUNE (-1), but "
+                         f"got {what}={n}")
+    return n
+
+
+def check_executor(executor: Any) -> str:
+    """``executor`` validated.
+
+    Example:
+        >>> check_executor("processes")
+        'processes'
+    """
+    if executor not in EXECUTORS:
+        raise ConfigError(f"executor should be one of {list(EXECUTORS)}, but got "
+                          f"executor={executor!r}; use 'processes' for functions that hold "
+                          f"the GIL (pure Python), 'threads' otherwise")
+    return executor
+
+
+def _apply_chunk(fn: Callable[..., Any], chunk: Sequence[Any]) -> list[Any]:
+    return [call(fn, x) for x in chunk]
+
+
+class Workers:
+    """``n`` workers (``n - 1`` in a pool, plus the calling thread) mapping a
+    function over lists in order. The pool starts on first use and stops when
+    the owner is garbage-collected or :meth:`close` is called.
+
+    Example:
+        >>> w = Workers(3, "threads"); w.n, w.executor
+        (3, 'threads')
+    """
+
+    def __init__(self, n: int, executor: str = "threads") -> None:
+        self.n, self.executor = int(n), check_executor(executor)
+        self._pool: cf.Executor | None = None
+        self._lock = threading.Lock()
+        self._finalizer: Any = None
+
+    def _started(self) -> cf.Executor:
+        with self._lock:
+            if self._pool is None:
+                if self.executor == "threads":
+                    self._pool = cf.ThreadPoolExecutor(max(1, self.n - 1),
+                                                       thread_name_prefix="tfdata-map")
+                else:
+                    context = multiprocessing.get_context("forkserver")
+                    self._pool = cf.ProcessPoolExecutor(self.n, mp_context=context)
+                self._finalizer = weakref.finalize(self, _shutdown, self._pool)
+            return self._pool
+
+    def map(self, fn: Callable[..., Any], items: list[Any]) -> list[Any]:
+        """``[fn(x) for x in items]`` (tuples unpacked) on the workers, in order;
+        the first error (by position) is raised, with a note naming the worker kind."""
+        if self.n <= 1 or len(items) <= 1:
+            return _apply_chunk(fn, items)
+        pool = self._started()
+        chunks = _split(items, self.n * (4 if self.executor == "processes" else 2))
+        local = chunks.pop() if self.executor == "threads" else None
+        futures = [pool.submit(_apply_chunk, fn, c) for c in chunks]
+        out: list[Any] = []
+        try:
+            tail = _apply_chunk(fn, local) if local is not None else []
+            for f in futures:
+                out.extend(_result(f, self.executor))
+        finally:
+            for f in futures:
+                f.cancel()
+        out.extend(tail)
+        return out
+
+    def close(self) -> None:
+        """Stops the pool (idempotent)."""
+        if self._finalizer is not None:
+            self._finalizer()
+
+
+def _result(future: cf.Future, executor: str) -> list[Any]:
+    try:
+        return future.result()
+    except Exception as e:
+        e.add_note(f"(raised by a map function in a worker {executor[:-1]} of "
+                   f"num_parallel_calls; the element is where the iterator stopped)")
+        raise
+
+
+def _split(items: list[Any], parts: int) -> list[list[Any]]:
+    size = max(1, -(-len(items) // parts))
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _shutdown(pool: cf.Executor) -> None:
+    pool.shutdown(wait=False, cancel_futures=True)

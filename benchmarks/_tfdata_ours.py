@@ -17,15 +17,26 @@ SHUFFLE, BATCH, TFDS_BATCH = 10_000, 256, 128
 
 
 def parse_io() -> tuple[Any, str]:
-    """``minibatcher.tfdata.io`` (TF's ``tf.io`` names), or the stand-in below
-    while it does not exist; and a note saying which."""
+    """``minibatcher.tfdata.io`` (TF's ``tf.io`` names; the stand-in below for
+    what it lacks) and a note saying which."""
     try:
-        from minibatcher.tfdata import io as tfio  # type: ignore[attr-defined]
-
-        tfio.parse_single_example, tfio.parse_example, tfio.decode_raw  # noqa: B018
-        return tfio, "minibatcher.tfdata.io"
-    except (ImportError, AttributeError):
+        from minibatcher import tfdata
+        from minibatcher.tfdata import io as tfio
+    except ImportError:
         return StandIn, "a stand-in for tfdata.io (ExampleDecoder per call)"
+    if hasattr(tfio, "decode_raw"):
+        return _Names(tfio, tfdata), "minibatcher.tfdata.io"
+    return _Names(tfio, tfdata, decode_raw=StandIn.decode_raw), \
+        "minibatcher.tfdata.io (decode_raw: a stand-in)"
+
+
+class _Names:
+    """tfdata.io's functions and tfdata's dtype names in one namespace (TF's tf.io + tf.X)."""
+
+    def __init__(self, tfio: Any, tfdata: Any, **more: Any) -> None:
+        self.__dict__.update({k: getattr(tfio, k) for k in dir(tfio) if not k.startswith("_")})
+        self.string, self.int64, self.uint8 = tfdata.string, tfdata.int64, tfdata.uint8
+        self.__dict__.update(more)
 
 
 class StandIn:

@@ -7,7 +7,7 @@
 # Targets: cpp/fuzz/ctf_fuzz.cc (CTF indexer + parser),
 # cpp/fuzz/randomizer_fuzz.cc (block randomizer), cpp/fuzz/engine_fuzz.cc (the engine's
 # walk, locate, first-fit and gather kernels), cpp/fuzz/text_fuzz.cc
-# (nmt text kernels + tf.data shuffle order), cpp/fuzz/tfrecord_fuzz.cc
+# (nmt text kernels + tf.data shuffle and interleave orders), cpp/fuzz/tfrecord_fuzz.cc
 # (TFRecord framing, CRC-32C, tf.train.Example decoding; seeds in
 # cpp/fuzz/corpus_tfrecord/) and cpp/fuzz/htk_fuzz.cc (SCP, MLF, HTK headers,
 # frame reads, context gather; seeds in cpp/fuzz/corpus_htk/). They run at the same time,
@@ -49,7 +49,7 @@ targets=(ctf_fuzz randomizer_fuzz engine_fuzz text_fuzz tfrecord_fuzz htk_fuzz)
 declare -A sources=(
   [ctf_fuzz]="cpp/fuzz/ctf_fuzz.cc cpp/ctf/indexer.cc cpp/ctf/parser.cc"
   [randomizer_fuzz]="cpp/fuzz/randomizer_fuzz.cc cpp/engine/block_randomizer.cc"
-  [text_fuzz]="cpp/fuzz/text_fuzz.cc cpp/text/tokens.cc cpp/tfdata/shuffle.cc"
+  [text_fuzz]="cpp/fuzz/text_fuzz.cc cpp/text/tokens.cc cpp/tfdata/shuffle.cc cpp/tfdata/interleave.cc"
   [tfrecord_fuzz]="cpp/fuzz/tfrecord_fuzz.cc cpp/tfrecord/crc32c.cc cpp/tfrecord/records.cc cpp/tfrecord/example.cc cpp/tfrecord/example_sequence.cc"
   [htk_fuzz]="cpp/fuzz/htk_fuzz.cc cpp/htk/scp.cc cpp/htk/mlf.cc cpp/htk/features.cc"
   [engine_fuzz]="cpp/fuzz/engine_fuzz.cc cpp/engine/select.cc cpp/engine/gather.cc"

@@ -99,6 +99,19 @@ void bind_interleave(nb::module_& m) {
   using Order = mb::tfdata::InterleaveOrder;
   nb::class_<Order>(m, "InterleaveOrder")
       .def(nb::init<int64_t, int64_t>(), "cycle"_a, "block"_a)
+      .def("restore",
+           [](Order& self, int64_t ci, int64_t bi, int64_t taken, bool exhausted,
+              Offsets slot_input, Offsets slot_pos, Offsets slot_len) {
+             const size_t n = slot_input.shape(0);
+             if (slot_pos.shape(0) != n || slot_len.shape(0) != n ||
+                 int64_t(n) != self.cycle()) {
+               throw nb::value_error("slot_input, slot_pos and slot_len should have one entry "
+                                     "per slot of the cycle");
+             }
+             return self.restore(ci, bi, taken, exhausted, slot_input.data(), slot_pos.data(),
+                                 slot_len.data());
+           },
+           "ci"_a, "bi"_a, "taken"_a, "exhausted"_a, "slot_input"_a, "slot_pos"_a, "slot_len"_a)
       .def("add_input", &Order::add_input, "length"_a)
       .def("end_inputs", &Order::end_inputs)
       .def("advance",

@@ -1,5 +1,8 @@
-// libFuzzer harness for the text kernels (mb::text) and the tf.data shuffle
-// order (mb::tfdata::ShuffleOrder), built by tools/fuzz.sh.
+// libFuzzer harness for the text kernels (mb::text), the tf.data shuffle
+// order (mb::tfdata::ShuffleOrder) and interleave order
+// (mb::tfdata::InterleaveOrder: every element exactly once, in order within
+// its input, and a cursor restored halfway continues the same), built by
+// tools/fuzz.sh.
 //
 // Input: b[0] options (vocabulary size, keep mode), b[1..8] shuffle seed
 // bytes, then text whose '\n'-separated lines are the corpus. Violations trap.
@@ -10,6 +13,7 @@
 #include <vector>
 
 #include "text/tokens.h"
+#include "tfdata/interleave.h"
 #include "tfdata/shuffle.h"
 
 namespace {
@@ -47,6 +51,56 @@ void check_shuffle(uint64_t seed, int64_t buffer_size, int64_t length) {
     // A position is emitted at most buffer_size - 1 steps before it is read.
     CHECK(out[size_t(i)] < i + buffer_size);
   }
+}
+
+// Runs `order` to the end, feeding lengths[known..]; appends (input, position).
+void run_interleave(mb::tfdata::InterleaveOrder& order, const std::vector<int64_t>& lengths,
+                    int64_t limit, std::vector<int64_t>* in, std::vector<int64_t>* pos) {
+  while (!order.done() && int64_t(in->size()) < limit) {
+    std::vector<int64_t> a(3), b(3);
+    const int64_t got = order.advance(std::min<int64_t>(3, limit - int64_t(in->size())),
+                                      a.data(), b.data());
+    in->insert(in->end(), a.begin(), a.begin() + got);
+    pos->insert(pos->end(), b.begin(), b.begin() + got);
+    if (order.needs_input()) {
+      if (order.known_inputs() < int64_t(lengths.size())) {
+        order.add_input(lengths[size_t(order.known_inputs())]);
+      } else {
+        order.end_inputs();
+      }
+    }
+  }
+}
+
+void check_interleave(const std::vector<int64_t>& lengths, int64_t cycle, int64_t block,
+                      int64_t cut) {
+  mb::tfdata::InterleaveOrder order(cycle, block);
+  std::vector<int64_t> in, pos;
+  run_interleave(order, lengths, 1 << 20, &in, &pos);
+  int64_t total = 0;
+  for (int64_t l : lengths) total += l;
+  CHECK(int64_t(in.size()) == total && order.emitted() == total);
+  std::vector<int64_t> next(lengths.size(), 0);
+  for (size_t i = 0; i < in.size(); ++i) {  // each input's elements once, in order
+    CHECK(in[i] >= 0 && in[i] < int64_t(lengths.size()) && pos[i] == next[size_t(in[i])]++);
+  }
+  mb::tfdata::InterleaveOrder head(cycle, block);
+  std::vector<int64_t> in1, pos1;
+  run_interleave(head, lengths, cut, &in1, &pos1);
+  std::vector<int64_t> slot_len(size_t(cycle), 0);
+  for (int64_t c = 0; c < cycle; ++c) {
+    const int64_t j = head.slot_inputs()[size_t(c)];
+    if (j >= 0) slot_len[size_t(c)] = lengths[size_t(j)];
+  }
+  mb::tfdata::InterleaveOrder tail(cycle, block);
+  CHECK(tail.restore(head.ci(), head.bi(), head.taken(), head.exhausted(),
+                     head.slot_inputs().data(), head.slot_positions().data(), slot_len.data()));
+  for (int64_t j = head.taken(); j < head.known_inputs(); ++j) tail.add_input(lengths[size_t(j)]);
+  std::vector<int64_t> in2, pos2;
+  run_interleave(tail, lengths, 1 << 20, &in2, &pos2);
+  in1.insert(in1.end(), in2.begin(), in2.end());
+  pos1.insert(pos1.end(), pos2.begin(), pos2.end());
+  CHECK(in1 == in && pos1 == pos);
 }
 
 }  // namespace
@@ -124,5 +178,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CHECK(mb::text::encode_chars(lines, rows.data(), keep.data(), int64_t(rows.size()), widest, 257,
                                chars.data()));
   check_shuffle(seed, 1 + int64_t(options >> 5), int64_t(std::min<size_t>(n, 300)));
+  std::vector<int64_t> lengths;  // the interleave's inputs: the first 24 line lengths mod 13
+  for (size_t r = 0; r < starts.size() && r < 24; ++r) lengths.push_back((ends[r] - starts[r]) % 13);
+  check_interleave(lengths, 1 + int64_t(seed & 3), 1 + int64_t((seed >> 2) & 3),
+                   int64_t((seed >> 8) % 64));
   return 0;
 }

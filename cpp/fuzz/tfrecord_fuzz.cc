@@ -55,6 +55,18 @@ void fuzz_framing(const uint8_t* d, size_t n, const uint8_t* h) {
     for (size_t i = 0; i < s.frames.size(); ++i) check(s.frames[i] == r.frames[i]);
   }
   check(crc32c_portable(0, d, n) == crc32c_extend(0, d, n));
+  // Read by position: the frames found check out in place (reversed order),
+  // and a made-up frame list (any offsets and lengths) is refused, never read.
+  std::vector<int64_t> frames(s.frames.rbegin(), s.frames.rend());
+  std::vector<int64_t> lengths(s.lengths.rbegin(), s.lengths.rend());
+  const CheckResult c = check_frames(d, n, frames.data(), lengths.data(), frames.size(),
+                                     limits.verify_data);
+  check(c.status == Status::kOk || (limits.verify_data && limits.skip_bad_data == false &&
+                                    c.status == Status::kDataCrc));
+  const int64_t odd[] = {int64_t(h[1]) - 3, int64_t(n) - 12, int64_t(h[2])};
+  const int64_t odd_len[] = {int64_t(h[2]), 0, int64_t(n)};
+  const CheckResult bad = check_frames(d, n, odd, odd_len, 3, true);
+  check(bad.failed >= -1 && bad.failed < 3);
 }
 
 // Counts and values agree: every present count is covered by values, byte

@@ -10,6 +10,40 @@ InterleaveOrder::InterleaveOrder(int64_t cycle, int64_t block)
       slot_input_(size_t(cycle_), -1),
       slot_pos_(size_t(cycle_), 0) {}
 
+bool InterleaveOrder::restore(int64_t ci, int64_t bi, int64_t taken, bool exhausted,
+                              const int64_t* slot_input, const int64_t* slot_pos,
+                              const int64_t* slot_len) {
+  if (ci < 0 || ci >= cycle_ || bi < 0 || bi >= block_ || taken < 0) return false;
+  std::vector<int64_t> lengths(size_t(taken), 0);
+  std::vector<bool> seen(size_t(taken), false);
+  int64_t open = 0;
+  for (int64_t c = 0; c < cycle_; ++c) {
+    const int64_t j = slot_input[c];
+    if (j < 0) continue;
+    if (j >= taken || seen[size_t(j)] || slot_len[c] < 0 || slot_pos[c] < 0 ||
+        slot_pos[c] > slot_len[c]) {
+      return false;
+    }
+    seen[size_t(j)] = true;
+    lengths[size_t(j)] = slot_len[c];
+    ++open;
+  }
+  lengths_ = std::move(lengths);
+  for (int64_t c = 0; c < cycle_; ++c) {
+    slot_input_[size_t(c)] = slot_input[c] < 0 ? -1 : slot_input[c];
+    slot_pos_[size_t(c)] = slot_input[c] < 0 ? 0 : slot_pos[c];
+  }
+  ci_ = ci;
+  bi_ = bi;
+  taken_ = taken;
+  open_ = open;
+  exhausted_ = exhausted;
+  inputs_ended_ = exhausted;
+  emitted_ = 0;
+  needs_input_ = done_ = false;
+  return true;
+}
+
 void InterleaveOrder::add_input(int64_t length) {
   if (inputs_ended_) return;
   lengths_.push_back(length < 0 ? 0 : length);

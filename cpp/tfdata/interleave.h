@@ -21,6 +21,13 @@ class InterleaveOrder {
  public:
   InterleaveOrder(int64_t cycle, int64_t block);
 
+  // Continues from a cursor (as the element iterator holds it): slot c holds
+  // input slot_input[c] (-1: empty) at position slot_pos[c] of its
+  // slot_len[c] elements; inputs [0, taken) were opened. Returns false (and
+  // changes nothing) when the cursor is inconsistent.
+  bool restore(int64_t ci, int64_t bi, int64_t taken, bool exhausted, const int64_t* slot_input,
+               const int64_t* slot_pos, const int64_t* slot_len);
+
   void add_input(int64_t length);  // the length of input number known_inputs()
   void end_inputs();               // there are no more inputs
 
@@ -29,6 +36,7 @@ class InterleaveOrder {
   // needs an input's length or the interleave has ended.
   int64_t advance(int64_t count, int64_t* inputs, int64_t* positions);
 
+  int64_t cycle() const { return cycle_; }
   bool needs_input() const { return needs_input_; }
   bool done() const { return done_; }
   int64_t known_inputs() const { return int64_t(lengths_.size()); }

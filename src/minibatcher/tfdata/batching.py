@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..state import Fields
-from .block import Block, ListBlock
+from .block import Block, ListBlock, blocks_enabled
 from .core import Iter, View, inner_of
 from .dataset import Dataset
 from .padding import check_padded_shapes, check_padding_values, pad_batch
@@ -76,9 +76,17 @@ class _BatchView(View):
 class _BatchIter(Iter):
     def __init__(self, parent: Iter, node: "BatchDataset") -> None:
         self.parent, self.node = parent, node
+        self._blocks = blocks_enabled()
 
     def __next__(self) -> Any:
         parent, size = self.parent, self.node._batch_size
+        if self._blocks:  # one block read of the batch's elements
+            block = parent.next_block(size)
+            if block.error is not None:
+                raise block.error
+            if not len(block) or (self.node._drop and len(block) < size):
+                raise StopIteration
+            return self.node._combine_block(block, 0, len(block))
         items = []
         for _ in range(size):
             try:
@@ -88,6 +96,17 @@ class _BatchIter(Iter):
         if not items or (self.node._drop and len(items) < size):
             raise StopIteration
         return self.node._combine(items)
+
+    def next_block(self, count: int) -> Block:
+        if not self._blocks:
+            return super().next_block(count)
+        size = self.node._batch_size
+        block = self.parent.next_block(count * size)
+        full = len(block) // size if block.error is not None or self.node._drop else \
+            -(-len(block) // size)
+        batches = [self.node._combine_block(block, i * size, min(len(block), (i + 1) * size))
+                   for i in range(full)]
+        return ListBlock(batches, block.error)
 
     def skip(self, count: int) -> int:
         size = self.node._batch_size

@@ -34,7 +34,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from .structure import is_structure, pack_as, stack
+from .structure import is_structure, pack_as, stack, stack_leaves
 
 _BLOCKS: contextvars.ContextVar[bool] = contextvars.ContextVar("minibatcher_tfdata_blocks",
                                                                default=True)
@@ -69,7 +69,10 @@ def block_execution(enabled: bool) -> Iterator[None]:
 
 
 class Block(abc.ABC):
-    """Elements ``0 .. len-1`` of a read."""
+    """Elements ``0 .. len-1`` of a read; ``error`` (an iterator's block only) is
+    raised after them: the element that followed failed."""
+
+    error: BaseException | None = None
 
     @abc.abstractmethod
     def __len__(self) -> int:
@@ -83,6 +86,11 @@ class Block(abc.ABC):
         """Elements ``lo .. hi-1`` as one batch (``Dataset.batch``'s value)."""
         return stack(self.elements()[lo:hi])
 
+    def take(self, order: np.ndarray) -> "Block":
+        """The elements at ``order`` (indices into this block)."""
+        items = self.elements()
+        return ListBlock([items[i] for i in np.asarray(order).tolist()])
+
 
 class ListBlock(Block):
     """Ready elements.
@@ -92,10 +100,10 @@ class ListBlock(Block):
         [1, 2]
     """
 
-    __slots__ = ("items",)
+    __slots__ = ("items", "error")
 
-    def __init__(self, items: list[Any]) -> None:
-        self.items = items
+    def __init__(self, items: list[Any], error: BaseException | None = None) -> None:
+        self.items, self.error = items, error
 
     def __len__(self) -> int:
         return len(self.items)
@@ -104,7 +112,28 @@ class ListBlock(Block):
         return self.items
 
     def batch(self, lo: int, hi: int) -> Any:
-        return stack(self.items[lo:hi])
+        return stack_elements(self.items[lo:hi])
+
+
+def stack_elements(items: list[Any]) -> Any:
+    """``structure.stack(items)`` with a fast path for flat tuples and dicts
+    (the same leaves stacked in the same order, the same errors).
+
+    Example:
+        >>> b = stack_elements([(np.int64(1), b"x"), (np.int64(2), b"y")])
+        >>> b[0].tolist(), b[1].tolist()
+        ([1, 2], [b'x', b'y'])
+    """
+    first = items[0] if items else None
+    kind = type(first)
+    if kind is tuple and all(type(x) is tuple and len(x) == len(first) for x in items) and \
+            not any(is_structure(v) for v in first):
+        return tuple(stack_leaves(list(c), i) for i, c in enumerate(zip(*items)))
+    if kind is dict and not any(is_structure(v) for v in first.values()):
+        keys = sorted(first)
+        if all(type(x) is dict and sorted(x) == keys for x in items):
+            return {k: stack_leaves([x[k] for x in items], i) for i, k in enumerate(keys)}
+    return stack(items)
 
 
 _NO_SEG = np.zeros(0, np.int64)
@@ -204,6 +233,13 @@ class ArrayColumn:
         return self.values[lo:hi]
 
 
+def _has_values(column: Any) -> bool:
+    """Whether row i of ``column`` is ``values[i]`` (ours, or tfdata.io's DenseColumn)."""
+    return isinstance(column, ArrayColumn) or (type(column).__name__ == "DenseColumn" and
+                                               isinstance(getattr(column, "values", None),
+                                                          np.ndarray))
+
+
 def _rows(column: Any) -> list[Any]:
     rows = getattr(column, "rows", None)
     if rows is not None:
@@ -249,6 +285,14 @@ class ColumnBlock(Block):
             if keys == list(template) or self._pack is pack_as:
                 return [dict(zip(keys, parts)) for parts in zip(*rows)]
         return [self._pack(template, list(parts)) for parts in zip(*rows)]
+
+    def take(self, order: np.ndarray) -> Block:
+        if all(_has_values(c) for c in self.columns):
+            columns = [ArrayColumn(c.values[order]) for c in self.columns]
+            block = ColumnBlock(self.template, columns)
+            block._pack = self._pack
+            return block
+        return super().take(order)
 
     def batch(self, lo: int, hi: int) -> Any:
         leaves = [_batch(c, lo, hi) for c in self.columns]

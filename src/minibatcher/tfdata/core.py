@@ -146,6 +146,29 @@ class Iter(abc.ABC):
             done += 1
         return done
 
+    def next_block(self, count: int) -> Block:
+        """The next ``count`` elements as a block (fewer only at the end). An
+        element that fails ends the block: its error is the block's ``error``,
+        raised by the consumer after the block's elements, and the iterator is
+        where ``next`` would have left it after raising. The iterator reads
+        exactly what ``count`` calls of ``next`` read (never more), so states
+        and side effects are the element path's; block-aware iterators
+        override this to read their input in blocks too.
+
+        Example:
+            >>> b = ViewIter(ListView("abc")).next_block(5); b.elements(), b.error
+            (['a', 'b', 'c'], None)
+        """
+        items: list[Any] = []
+        while len(items) < count:
+            try:
+                items.append(next(self))
+            except StopIteration:
+                break
+            except Exception as e:  # noqa: BLE001 - handed to the consumer with the block
+                return ListBlock(items, e)
+        return ListBlock(items)
+
     @property
     def address(self) -> int:
         """The address of the last element returned (addressable iterators)."""
@@ -233,6 +256,45 @@ class ViewIter(Iter):
         self._items, self._base = [], pos + 1
         self._cur = iter(self._items)
 
+    def next_block(self, count: int) -> Block:
+        rest = list(self._cur)  # elements of the current block not handed out yet
+        pos = self._base + len(self._items)
+        stop = min(self._length, pos + max(0, count - len(rest)))
+        self._items, self._base = [], stop
+        self._cur = iter(self._items)
+        if not rest:
+            return self._view_block(pos, stop)
+        if stop == pos:
+            return ListBlock(rest)
+        more = self._view_block(pos, stop)
+        return ListBlock(rest + more.elements(), more.error)
+
+    def _view_block(self, start: int, stop: int) -> Block:
+        """Elements ``start .. stop-1``; an element that fails ends the block (its
+        error) and is consumed, as on the element path."""
+        if start >= stop:
+            return ListBlock([])
+        try:
+            return self.view.block(start, stop) if self._blocks else \
+                ListBlock(self.view.read(start, stop))
+        except Exception as e:  # noqa: BLE001 - find the failing element
+            error = e
+        items: list[Any] = []
+        for i in range(start, stop):
+            try:
+                items.append(self.view[i])
+            except Exception as e:  # noqa: BLE001 - the block's error
+                error = e
+                break
+        self._base = min(stop, start + len(items) + 1)
+        self._cur = iter(self._items)
+        return ListBlock(items, error)
+
+    def seek(self, pos: int) -> None:
+        """Moves to ``pos`` (``0 <= pos <= len``)."""
+        self._items, self._base = [], pos
+        self._cur = iter(self._items)
+
     def state(self) -> dict[str, Any]:
         return {"pos": self.pos, "pins": self.view.pins()}
 
@@ -285,6 +347,32 @@ def inner_of(state: Fields | None) -> Fields | None:
         'iterator.in'
     """
     return None if state is None else state.only("in").child("in")
+
+
+def state_after(node: Any, start: dict[str, Any], count: int) -> dict[str, Any]:
+    """The state of ``node``'s iterator ``count`` elements after ``start`` (a state
+    of it): a fresh iterator restored at ``start`` skips ``count``. The seed
+    generators of the node's shuffles are left as they were. For an iterator
+    that read ahead of what it handed out (rare: after an error in a block).
+
+    Example:
+        >>> from minibatcher.tfdata import Dataset
+        >>> state_after(Dataset.range(5).filter(lambda x: x > 1), {"in": {"pos": 0, "pins": None}}, 2)
+        {'in': {'pos': 4, 'pins': None}}
+    """
+    generators, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        stack.extend(n._inputs())
+        if hasattr(n, "iterations_started"):
+            generators.append((n, n._generator_state()))
+    try:
+        it = node._make_iter(Fields(start))
+        it.skip(count)
+        return it.state()
+    finally:
+        for n, saved in generators:
+            n._restore_generator(Fields(saved))
 
 
 def fetch_positions(iterator: Iter, positions: Any, what: str) -> dict[int, Any]:

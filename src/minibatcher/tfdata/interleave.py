@@ -31,9 +31,12 @@ from typing import Any, Callable
 
 from ..errors import ConfigError
 from ..state import Fields
+from .block import Block, blocks_enabled
 from .core import INFINITE, UNKNOWN, Iter, fetch_positions
 from .dataset import AUTOTUNE, Dataset
+from .interleave_blocks import interleave_block
 from .options import pipeline_options
+from .parallel import Workers, parallelism
 from .seeds import capture_function_seed, function_seed_scope
 from .structure import call
 
@@ -52,6 +55,8 @@ class _InterleaveIter(Iter):
     def __init__(self, node: "InterleaveDataset", state: Fields | None) -> None:
         self.node = node
         self.cycle, self.block = node._cycle, node._block
+        self._blocks = blocks_enabled()
+        self._ahead: list[_Slot] = []  # inputs the block path opened for the element path
         if state is None:
             self.input = node._parent._make_iter(None)
             self.start_state = self.input.state()
@@ -125,18 +130,35 @@ class _InterleaveIter(Iter):
 
     def _open_next(self) -> None:
         try:
-            element = next(self.input)
-        except StopIteration:
+            slot = self._take_input(self.taken)
+        except Exception:
+            self.taken += 1  # a failing input or map_func still counts: TF goes on with the next
+            raise
+        if slot is None:
             self.exhausted = True
             return
-        except Exception:
-            self.taken += 1  # a failing input element still counts (replays skip it)
-            raise
-        address = self.input.address if self.input.addressable else None
-        self.taken += 1  # consumed even when map_func raises (TF goes on with the next one)
-        it = self._open(element)._make_iter(None)
-        self.slots[self.ci] = _Slot(it, self.taken - 1, address)
+        self.slots[self.ci] = slot
+        self.taken += 1
         self.open += 1
+
+    def _take_input(self, ordinal: int) -> _Slot | None:
+        """The next input element's slot (None: the input is exhausted); the
+        block path may have opened it already (``_ahead``)."""
+        if self._ahead:
+            return self._ahead.pop(0)
+        try:
+            element = next(self.input)
+        except StopIteration:
+            return None
+        address = self.input.address if self.input.addressable else None
+        return _Slot(self._open(element)._make_iter(None), ordinal, address)
+
+    def next_block(self, count: int) -> Block:
+        if self._blocks:
+            block = interleave_block(self, count)
+            if block is not None:
+                return block
+        return super().next_block(count)
 
     def state(self) -> dict[str, Any]:
         return {"in": self.input.state(), "in0": self.start_state, "taken": self.taken,
@@ -244,6 +266,8 @@ class InterleaveDataset(Dataset):
     ``cycle_length=None`` depends on the machine's schedulable cores, as in TF;
     ``Options().autotune.cpu_budget = n`` makes the rule use ``n`` instead (the
     same order on every machine). The resolved value is part of the plan.
+    With ``num_parallel_calls`` > 1 the slots of a block are read
+    concurrently (on threads).
 
     Example:
         >>> from minibatcher.tfdata import Dataset
@@ -261,6 +285,8 @@ class InterleaveDataset(Dataset):
         self._cycle_arg, self._block, self._npc = _checked_lengths(cycle_length, block_length,
                                                                    num_parallel_calls)
         self._fn_seed = capture_function_seed()
+        parallel = parallelism(self._npc)
+        self._workers = Workers(parallel) if parallel > 1 else None
 
     @property
     def _cycle(self) -> int:

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import CheckpointError, ConfigError
 from ..state import Fields
-from .block import Block
+from .block import Block, blocks_enabled
 from .core import Iter, View, fetch_positions
 from .dataset import Dataset
 from .philox import Draws, iteration_seeds
@@ -331,6 +331,9 @@ class ShuffleDataset(SeedGenerator, Dataset):
     def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
+        if blocks_enabled():  # the same elements and states, read and emitted in blocks
+            from .shuffle_blocks import ShuffleBlocks
+            return ShuffleBlocks(self, self._take_iteration(state), state)
         return _ShuffleIter(self, self._take_iteration(state), state)
 
     def _cardinality(self) -> int:

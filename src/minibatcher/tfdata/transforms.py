@@ -17,8 +17,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..state import Fields
-from .block import Block, ListBlock
-from .core import INFINITE, UNKNOWN, Iter, View, inner_of
+from .block import Block, ListBlock, blocks_enabled
+from .core import INFINITE, UNKNOWN, Iter, View, inner_of, state_after
 from .dataset import Dataset
 from .lift import Lift
 from .parallel import Workers, check_executor, parallelism
@@ -105,14 +105,68 @@ class _MapView(View):
 
 
 class _MapIter(_PassIter):
-    def __init__(self, parent: Iter, fn: Callable[..., Any]) -> None:
+    def __init__(self, parent: Iter, fn: Callable[..., Any], lift: Lift | None = None,
+                 workers: Workers | None = None, source: Dataset | None = None) -> None:
         super().__init__(parent)
-        self.fn = fn
+        self.fn, self.lift, self.workers, self.source = fn, lift, workers, source
+        self._pending: tuple[list[Any], BaseException | None] | None = None
+        self._start: tuple[dict[str, Any], int] | None = None  # the input's state, items read
 
     def __next__(self) -> Any:
+        if self._pending is not None:
+            return _one(self.next_block(1))
         return call(self.fn, next(self.parent))
 
+    def next_block(self, count: int) -> Block:
+        """The next mapped elements: one read of the input's block, one lifted
+        call or a map on the workers; an element whose function fails ends the
+        block (its error), the input elements after it wait for the next call."""
+        if self._pending is None:
+            start = self.parent.state() if self.source is not None else None
+            block = self.parent.next_block(count)
+            self._start = None if start is None else (start, 0)
+            if self.lift is not None and block.error is None:
+                lifted = self.lift.apply(block)
+                if lifted is not None:
+                    return lifted
+            items, error = block.elements(), block.error
+            return self._map(items, error)
+        items, error = self._pending
+        self._pending = None
+        if len(items) > count:
+            self._pending, items, error = (items[count:], error), items[:count], None
+        head = self._map(items, error)
+        if head.error is not None or len(head) == count or self._pending is not None:
+            return head
+        more = self.next_block(count - len(head))  # the input elements after the pending ones
+        return ListBlock(head.elements() + more.elements(), more.error)
+
+    def _map(self, items: list[Any], error: BaseException | None) -> Block:
+        if self.workers is not None:
+            try:
+                return ListBlock(self.workers.map(self.fn, items), error)
+            except Exception:  # noqa: BLE001 - find the failing element below
+                pass
+        out, fn = [], self.fn
+        for i, x in enumerate(items):
+            try:
+                out.append(call(fn, x))
+            except Exception as e:  # noqa: BLE001 - the block's error
+                if i + 1 < len(items) or error is not None:
+                    self._pending = (items[i + 1:], error)
+                    self._consumed(i + 1)
+                return ListBlock(out, e)
+        self._consumed(len(items))
+        return ListBlock(out, error)
+
+    def _consumed(self, count: int) -> None:
+        """Counts input elements handed on (or failed) since the block's start."""
+        if self._start is not None:
+            self._start = (self._start[0], self._start[1] + count)
+
     def state(self) -> dict[str, Any]:
+        if self._pending is not None and self._start is not None:  # the input read ahead
+            return {"in": state_after(self.source, *self._start)}
         return {"in": self.parent.state()}
 
     def skip(self, count: int) -> int:
@@ -120,6 +174,15 @@ class _MapIter(_PassIter):
 
     def refetch(self, address: int) -> Any:
         return call(self.fn, self.parent.refetch(address))
+
+
+def _one(block: Block) -> Any:
+    """The single element of a one-element block (its error raised)."""
+    if len(block):
+        return block.elements()[0]
+    if block.error is not None:
+        raise block.error
+    raise StopIteration
 
 
 def _fn_name(fn: Callable[..., Any]) -> str:
@@ -162,7 +225,8 @@ class MapDataset(_Unary):
     def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
-        return _MapIter(self._parent._make_iter(inner_of(state)), self._fn)
+        return _MapIter(self._parent._make_iter(inner_of(state)), self._fn,
+                        self._lift if blocks_enabled() else None, self._workers, self._parent)
 
     def _cardinality(self) -> int:
         return self._parent._cardinality()

@@ -1,0 +1,122 @@
+"""``interleave`` a block at a time: the cursor is advanced natively
+(``_native.InterleaveOrder``, which moves exactly as the element iterator
+does), inputs are opened when the cursor reaches them (as on the element
+path), and each slot's elements of the block are read from its view in one
+block read (concurrently on ``num_parallel_calls`` workers). The iterator's
+cursor and slots are then set where the element path would have left them,
+so its state is the element path's (docs/design/tfdata-blocks.md).
+
+Example:
+    >>> from minibatcher.tfdata import Dataset
+    >>> ds = Dataset.range(3).interleave(lambda n: Dataset.range(n * 10, n * 10 + n + 1),
+    ...                                  cycle_length=2)
+    >>> it = ds._make_iter(None); b = interleave_block(it, 4)
+    >>> [int(x) for x in b.elements()], it.state()["ci"], it.state()["taken"]
+    ([0, 10, 11, 20], 1, 3)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _native
+from .block import Block, ListBlock, merge_blocks
+from .core import ViewIter
+
+
+def _cursor(it: Any) -> Any:
+    """A native order at the iterator's cursor (None: a slot is not a view)."""
+    order = _native.InterleaveOrder(it.cycle, it.block)
+    slots = it.slots
+    if any(s is not None and not isinstance(s.it, ViewIter) for s in slots):
+        return None
+    inputs = np.array([-1 if s is None else s.ordinal for s in slots], np.int64)
+    pos = np.array([0 if s is None else s.it.pos for s in slots], np.int64)
+    lengths = np.array([0 if s is None else s.it._length for s in slots], np.int64)
+    if not order.restore(it.ci, it.bi, it.taken, it.exhausted, inputs, pos, lengths):
+        return None
+    return order
+
+
+def interleave_block(it: Any, count: int) -> Block | None:
+    """The next ``count`` elements of ``it`` (an interleave iterator) as one
+    block, or None when a slot is not a view (the element path then runs)."""
+    order = _cursor(it)
+    if order is None:
+        return None
+    opened = {s.ordinal: s for s in it.slots if s is not None}
+    inputs, positions, stopped = [], [], None
+    while True:
+        j, p = order.advance(count - sum(len(x) for x in inputs))
+        inputs.append(j)
+        positions.append(p)
+        if order.done or not order.needs_input:
+            break
+        try:
+            slot = it._take_input(order.known_inputs)
+        except Exception as e:  # noqa: BLE001 - the block's error, after its elements
+            stopped = e
+            break
+        if slot is None:
+            order.end_inputs()
+        elif not isinstance(slot.it, ViewIter):
+            stopped = slot
+            break
+        else:
+            opened[slot.ordinal] = slot
+            order.add_input(slot.it._length)
+    inputs_all, positions_all = np.concatenate(inputs), np.concatenate(positions)
+    try:
+        block = _read(opened, inputs_all, positions_all, it.node._workers)
+    except Exception:  # noqa: BLE001 - a read failed: let the element path find where
+        it._ahead.extend(s for j, s in sorted(opened.items()) if j >= it.taken)
+        if stopped is not None and not isinstance(stopped, BaseException):
+            it._ahead.append(stopped)
+        return None
+    _sync(it, order, opened)
+    if isinstance(stopped, BaseException):
+        it.taken += 1  # the failing input counts, as on the element path
+        return ListBlock(block.elements(), stopped)
+    if stopped is not None:  # an input that is not a view: placed as the element path does
+        it.slots[it.ci] = stopped
+        it.taken += 1
+        it.open += 1
+    return block
+
+
+def _read(opened: dict[int, Any], inputs: np.ndarray, positions: np.ndarray,
+          workers: Any) -> Block:
+    """The elements ``(input, position)`` in order: one block read per input."""
+    if not len(inputs):
+        return ListBlock([])
+    order = np.argsort(inputs, kind="stable")
+    cuts = np.flatnonzero(np.diff(inputs[order])) + 1
+    groups = np.split(order, cuts)
+
+    def read(index: np.ndarray) -> tuple[np.ndarray, Block]:
+        view = opened[int(inputs[index[0]])].it.view
+        first = int(positions[index[0]])
+        return index, view.block(first, first + len(index))
+
+    if workers is not None and len(groups) > 1:
+        parts = workers.map(read, [(g,) for g in groups])
+    else:
+        parts = [read(g) for g in groups]
+    return merge_blocks(parts, len(inputs))
+
+
+def _sync(it: Any, order: Any, opened: dict[int, Any]) -> None:
+    """Sets the iterator's cursor and slots to the native order's."""
+    it.ci, it.bi, it.taken, it.exhausted = order.ci, order.bi, order.taken, order.exhausted
+    slots = []
+    for j, p in zip(order.slot_inputs.tolist(), order.slot_positions.tolist()):
+        if j < 0:
+            slots.append(None)
+            continue
+        slot = opened[j]
+        slot.it.seek(p)
+        slots.append(slot)
+    it.slots = slots
+    it.open = sum(s is not None for s in slots)

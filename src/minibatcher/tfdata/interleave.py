@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 from ..errors import ConfigError
 from ..state import Fields
-from .block import Block, blocks_enabled
+from .block import Block, ListBlock, blocks_enabled
 from .core import INFINITE, UNKNOWN, Iter, fetch_positions
 from .dataset import AUTOTUNE, Dataset
 from .interleave_blocks import interleave_block
@@ -154,11 +154,15 @@ class _InterleaveIter(Iter):
         return _Slot(self._open(element)._make_iter(None), ordinal, address)
 
     def next_block(self, count: int) -> Block:
-        if self._blocks:
-            block = interleave_block(self, count)
-            if block is not None:
-                return block
-        return super().next_block(count)
+        if not self._blocks:
+            return super().next_block(count)
+        block = interleave_block(self, count)
+        if block is None:
+            return super().next_block(count)
+        if len(block) == count or block.error is not None or (self.exhausted and not self.open):
+            return block
+        more = super().next_block(count - len(block))  # a slot that is not a view: one by one
+        return ListBlock(block.elements() + more.elements(), more.error)
 
     def state(self) -> dict[str, Any]:
         return {"in": self.input.state(), "in0": self.start_state, "taken": self.taken,

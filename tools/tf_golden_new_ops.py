@@ -2,8 +2,8 @@
 
 Each case is a Python expression over ``D`` (``tf.data.Dataset`` here,
 ``minibatcher.tfdata.Dataset`` in the tests), ``np``, the dtype names ``i32``, ``i64``,
-``f32``, ``f64``, ``FLR`` (``FixedLengthRecordDataset``) and ``DIR`` (a folder holding the
-case's ``files``). The expression is evaluated once (under ``tf.random.set_seed(G)`` when the
+``f32``, ``f64``, ``TS`` (``TensorSpec``), ``FLR`` (``FixedLengthRecordDataset``) and ``DIR``
+(a folder holding the case's ``files``). The expression is evaluated once (under ``tf.random.set_seed(G)`` when the
 case has a ``global_seed``) and the dataset iterated ``iterations`` times; what is recorded is the
 elements (each leaf with its dtype), the cardinality, and any error (its class, and whether it
 was raised when building or when iterating). An expression that is not a dataset is recorded
@@ -238,6 +238,28 @@ CASES: list[dict[str, Any]] = [
      "iterations": 3},
     {"name": "cache infinite", "expr": "D.range(3).repeat().cache()", "limit": 4},
     {"name": "cache empty", "expr": "D.range(0).cache()", "iterations": 2},
+    # ragged_batch (dense or ragged by static shape) and element_spec
+    {"name": "ragged_batch of vectors", "expr": "D.range(7).batch(3).ragged_batch(2)"},
+    {"name": "ragged_batch of fixed vectors",
+     "expr": "D.range(6).batch(3, drop_remainder=True).ragged_batch(2)"},
+    {"name": "ragged_batch of scalars", "expr": "D.range(5).ragged_batch(2)"},
+    {"name": "ragged_batch drop", "expr": "D.range(7).batch(3).ragged_batch(2, True)"},
+    {"name": "ragged_batch int32 splits",
+     "expr": "D.range(7).batch(3).ragged_batch(2, row_splits_dtype=i32)"},
+    {"name": "ragged_batch of matrices",
+     "expr": "D.from_tensor_slices(np.arange(30).reshape(5, 3, 2)).batch(2).ragged_batch(2)"},
+    {"name": "ragged_batch of a tuple",
+     "expr": "D.zip((D.range(7).batch(3), D.range(3))).ragged_batch(2)"},
+    {"name": "ragged_batch of windows",
+     "expr": "D.range(10).window(3, 2).flat_map(lambda w: w.batch(3)).ragged_batch(2)"},
+    {"name": "ragged_batch twice", "expr": "D.range(9).batch(2).ragged_batch(2).ragged_batch(2)"},
+    {"name": "spec of padded_batch",
+     "expr": "D.range(7).batch(3).padded_batch(2, padded_shapes=[4])"},
+    {"name": "spec of enumerate", "expr": "D.from_tensor_slices(['a', 'b']).enumerate(3)"},
+    {"name": "spec of a generator",
+     "expr": "D.from_generator(lambda: iter([[1, 2], [3]]), output_signature=TS([None], i32))"},
+    {"name": "spec of concatenate", "expr": "D.range(5).batch(2).concatenate(D.range(3).batch(3))"},
+    {"name": "spec of a map", "expr": "D.range(5).map(lambda x: (x, [x, x])).batch(2)"},
     # list_files / FixedLengthRecordDataset (DIR holds FILES)
     {"name": "list_files sorted",
      "expr": "D.list_files(DIR + '/*.txt', shuffle=False)", "files": True},
@@ -280,6 +302,9 @@ def _plain(x: Any) -> Any:
     """One element as JSON: leaves ``{"dtype", "value"}``, strings as latin-1 text."""
     if isinstance(x, tf.data.Dataset):
         return {"dataset": [_plain(e) for e in x]}
+    if isinstance(x, tf.RaggedTensor):
+        return {"ragged": x.to_list(), "dtype": x.dtype.name, "ragged_rank": x.ragged_rank,
+                "row_splits": x.row_splits.dtype.name}
     if isinstance(x, dict):
         return {"dict": {k: _plain(v) for k, v in sorted(x.items())}}
     if isinstance(x, (tuple, list)):
@@ -294,12 +319,29 @@ def _plain(x: Any) -> Any:
     return {"dtype": dtype, "value": np.asarray(value).tolist()}
 
 
+def spec_json(spec: Any) -> Any:
+    """An element_spec as JSON: ``{"TensorSpec": [dims, dtype]}``, ``{"RaggedTensorSpec":
+    [dims, dtype, ragged_rank, row_splits_dtype]}``, ``{"DatasetSpec": spec}``, tuples, dicts."""
+    if isinstance(spec, dict):
+        return {"dict": {k: spec_json(v) for k, v in sorted(spec.items())}}
+    if isinstance(spec, (tuple, list)):
+        return {"tuple": [spec_json(v) for v in spec]}
+    kind = type(spec).__name__
+    if kind == "DatasetSpec":
+        return {"DatasetSpec": spec_json(spec.element_spec)}
+    dims = None if spec.shape.rank is None else spec.shape.as_list()
+    if kind == "RaggedTensorSpec":
+        return {kind: [dims, spec.dtype.name, spec.ragged_rank, spec.row_splits_dtype.name]}
+    return {kind: [dims, spec.dtype.name]}
+
+
 def _error(e: BaseException, when: str) -> dict[str, Any]:
     return {"type": type(e).__name__, "when": when, "message": str(e).split("\n")[0][-300:]}
 
 
 def _run(case: dict[str, Any], folder: str) -> dict[str, Any]:
-    env = {"D": tf.data.Dataset, "np": np, "i32": tf.int32, "i64": tf.int64, "f32": tf.float32,
+    env = {"D": tf.data.Dataset, "np": np, "TS": tf.TensorSpec, "i32": tf.int32, "i64": tf.int64,
+           "f32": tf.float32,
            "f64": tf.float64, "FLR": tf.data.FixedLengthRecordDataset, "DIR": folder}
     tf.random.set_seed(case.get("global_seed"))
     out: dict[str, Any] = {}
@@ -312,6 +354,7 @@ def _run(case: dict[str, Any], folder: str) -> dict[str, Any]:
         out["value"] = _plain(result)
         return out
     out["cardinality"] = int(result.cardinality())
+    out["spec"] = spec_json(result.element_spec)
     out["epochs"] = []
     for _ in range(case.get("iterations", 1)):
         elements: list[Any] = []

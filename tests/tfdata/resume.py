@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from minibatcher.tfdata import RaggedTensor, SparseTensor
 from minibatcher.tfdata.structure import flatten
 
 
@@ -18,6 +19,11 @@ def snapshot(element: Any) -> Any:
     for leaf in flatten(element):
         if isinstance(leaf, bytes):
             out.append(("bytes", leaf))
+        elif isinstance(leaf, RaggedTensor):
+            out.append(("ragged", leaf.to_list(), str(leaf.dtype),
+                        [s.dtype.str for s in leaf.nested_row_splits]))
+        elif isinstance(leaf, SparseTensor):
+            out.append(("sparse", snapshot((leaf.indices, leaf.values, leaf.dense_shape))))
         else:
             a = np.asarray(leaf)
             out.append((a.dtype.str, a.shape, a.tolist()))

@@ -168,3 +168,36 @@ def test_ignore_errors_resumes_and_counts() -> None:
     for _ in range(3):
         next(it)
     assert it.get_state()["iterator"]["in"]["ignored"] == 2
+
+
+def test_element_spec_looks_without_moving_anything() -> None:
+    from minibatcher.tfdata import TensorSpec
+    ds = Dataset.range(8).shuffle(8, seed=1).map(lambda x: np.zeros((int(x), 2), np.float32))
+    spec = ds.element_spec
+    assert spec == TensorSpec([None, None], "float32")
+    assert ds.element_spec is spec  # looked at once
+    fresh = Dataset.range(8).shuffle(8, seed=1).map(lambda x: np.zeros((int(x), 2), np.float32))
+    assert [x.shape for x in ds] == [x.shape for x in fresh]  # the shuffle did not move on
+    with pytest.raises(NotSupportedError, match="gave no element to look at"):
+        _ = Dataset.range(0).map(lambda x: x).element_spec
+
+
+def test_element_spec_of_readers(tmp_path) -> None:
+    from minibatcher.tfdata import TensorSpec, TextLineDataset
+    (tmp_path / "a.txt").write_text("x\n")
+    assert TextLineDataset(str(tmp_path / "a.txt")).element_spec == TensorSpec([], "string")
+    assert Dataset.list_files(str(tmp_path / "*")).element_spec == TensorSpec([], "string")
+    spec = Dataset.range(3).window(2).element_spec
+    assert spec.element_spec == TensorSpec([], "int64")
+
+
+def test_ragged_batch_of_function_rows() -> None:
+    # static shape unknown: the first dimension is the ragged one; inner dimensions
+    # are ragged only where the batch's elements differ
+    pairs = Dataset.range(1, 4).map(lambda n: np.zeros((int(n), 2), np.int32)).ragged_batch(3)
+    batch = next(iter(pairs))
+    assert batch.ragged_rank == 1 and batch.to_list() == [[[0, 0]], [[0, 0]] * 2, [[0, 0]] * 3]
+    odd = Dataset.range(1, 3).map(lambda n: np.zeros((2, int(n)), np.int32)).ragged_batch(2)
+    assert next(iter(odd)).ragged_rank == 2
+    with pytest.raises(ValueError, match="row_splits_dtype should be int32 or int64"):
+        Dataset.range(3).ragged_batch(2, row_splits_dtype=np.float32)

@@ -14,6 +14,7 @@ import pytest
 from minibatcher import tfdata
 from minibatcher.tfdata import Dataset, random_seed_scope
 from minibatcher.tfdata import errors as tf_errors
+from minibatcher.tfdata.element_spec import _unknown, static_spec
 
 GOLDEN = json.loads((Path(__file__).resolve().parents[1] / "data" / "tf_golden" /
                      "new_ops.json").read_text())
@@ -25,21 +26,47 @@ ERRORS = {"ValueError": ValueError, "TypeError": TypeError,
 # TF traces functions when a dataset is built, so it reports a bad function result (or an
 # element of a statically known bad shape) at once; we learn it from the first element.
 RAISED_LATER = {
-    "unbatch mismatch": "shapes are known only from the elements",
     "reduce dtype change": "the function's result dtype is known only when it runs",
     "take_while non-bool": "the predicate's result is known only when it runs",
-    "unique float": "element dtypes are known only from the elements",
-    "unique tuple": "element structures are known only from the elements",
-    "unbatch scalar": "element shapes are known only from the elements",
-    "rebatch scalar": "element shapes are known only from the elements",
 }
-# Cardinalities TF derives from static shapes (batch dimensions) that NumPy values do not carry.
-CARDINALITY_FROM_STATIC_SHAPES = {"unbatch drop", "unbatch tuple", "unbatch dict", "unbatch 3d"}
+# element_spec of elements made by a function, when the dataset gives no element to look at
+SPEC_UNKNOWABLE = {"scan empty"}
+
+
+def spec_json(spec: Any) -> Any:
+    """Our element_spec in the JSON form of tools/tf_golden_new_ops.py."""
+    if isinstance(spec, dict):
+        return {"dict": {k: spec_json(v) for k, v in sorted(spec.items())}}
+    if isinstance(spec, tuple):
+        return {"tuple": [spec_json(v) for v in spec]}
+    kind = type(spec).__name__
+    if kind == "DatasetSpec":
+        return {"DatasetSpec": spec_json(spec.element_spec)}
+    dims = spec.shape.dims if spec.shape.dims is None else list(spec.shape.dims)
+    if kind == "RaggedTensorSpec":
+        return {kind: [dims, spec.dtype.name, spec.ragged_rank, spec.row_splits_dtype.name]}
+    return {kind: [dims, spec.dtype.name]}
+
+
+def unknown_dims(spec: Any) -> Any:
+    """TF's spec with every dimension None (what a spec from a first element says)."""
+    if isinstance(spec, dict) and len(spec) == 1:
+        (kind, body), = spec.items()
+        if kind in ("dict", "tuple", "DatasetSpec"):
+            inner = {k: unknown_dims(v) for k, v in body.items()} if kind == "dict" else \
+                [unknown_dims(v) for v in body] if kind == "tuple" else unknown_dims(body)
+            return {kind: inner}
+        dims = body[0] if body[0] is None else [None] * len(body[0])
+        return {kind: [dims, *body[1:]]}
+    return spec
 
 
 def plain(x: Any) -> Any:
     if isinstance(x, Dataset):
         return {"dataset": [plain(e) for e in x]}
+    if isinstance(x, tfdata.RaggedTensor):
+        return {"ragged": x.to_list(), "dtype": x.dtype.name, "ragged_rank": x.ragged_rank,
+                "row_splits": x.row_splits.dtype.name}
     if isinstance(x, dict):
         return {"dict": {k: plain(v) for k, v in sorted(x.items())}}
     if isinstance(x, tuple):
@@ -66,7 +93,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def run(case: dict[str, Any], folder: str) -> dict[str, Any]:
-    env = {"D": Dataset, "np": np, "i32": np.int32, "i64": np.int64, "f32": np.float32,
+    env = {"D": Dataset, "np": np, "TS": tfdata.TensorSpec, "i32": np.int32, "i64": np.int64,
+           "f32": np.float32,
            "f64": np.float64, "FLR": getattr(tfdata, "FixedLengthRecordDataset", None),
            "DIR": folder}
     out: dict[str, Any] = {}
@@ -80,6 +108,9 @@ def run(case: dict[str, Any], folder: str) -> dict[str, Any]:
         out["value"] = plain(result)
         return out
     out["cardinality"] = result.cardinality()
+    out["spec_traced"] = _unknown(static_spec(result))
+    if case["name"] not in SPEC_UNKNOWABLE:
+        out["spec"] = spec_json(result.element_spec)
     out["epochs"] = []
     for _ in range(case.get("iterations", 1)):
         elements: list[Any] = []
@@ -113,5 +144,7 @@ def test_as_tensorflow(case: dict[str, Any], folder: str) -> None:
         return
     assert text.get("value") == case.get("value")
     assert text.get("epochs") == case.get("epochs")
-    if case["name"] not in CARDINALITY_FROM_STATIC_SHAPES:
-        assert text.get("cardinality") == case.get("cardinality")
+    assert text.get("cardinality") == case.get("cardinality")
+    if "spec" in case and case["name"] not in SPEC_UNKNOWABLE:
+        tf_spec = unknown_dims(case["spec"]) if ours["spec_traced"] else case["spec"]
+        assert text["spec"] == tf_spec

@@ -85,6 +85,8 @@ PIPELINES = {
     "choose_from_datasets": lambda: Dataset.choose_from_datasets(
         [Dataset.range(3), Dataset.range(10, 20).filter(_odd)],
         Dataset.range(12).map(lambda x: x % 3 % 2), stop_on_empty_dataset=False),
+    "ragged_batch": lambda: Dataset.range(30).shuffle(6, seed=11).batch(3).ragged_batch(2),
+    "ragged_batch of function rows": lambda: Dataset.range(12).map(_rows).ragged_batch(3),
     "flat_map": lambda: Dataset.range(6).shuffle(6, seed=10).flat_map(
         lambda n: Dataset.range(n).shuffle(3, seed=1)),
 }

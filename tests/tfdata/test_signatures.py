@@ -57,6 +57,9 @@ TF = {
     "random": ["seed", "rerandomize_each_iteration", "name"],
     "counter": ["start", "step", "dtype", "name"],
     "list_files": ["file_pattern", "shuffle", "seed", "name"],
+    "cache": ["filename", "name"],
+    "ignore_errors": ["log_warning", "name"],
+    "ragged_batch": ["batch_size", "drop_remainder", "row_splits_dtype", "name"],
 }
 READERS = {"FixedLengthRecordDataset": ["filenames", "record_bytes", "header_bytes",
                                         "footer_bytes", "buffer_size", "compression_type",

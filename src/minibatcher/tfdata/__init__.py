@@ -31,6 +31,7 @@ from .options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions, Distr
 from .seeds import get_seed, global_seed, random_seed_scope, set_random_seed
 from .sources import ConcatSource, RecordSource, SourceDataset
 from .sparse_tensor import SparseTensor
+from .specs import DatasetSpec, RaggedTensorSpec, SparseTensorSpec, TensorShape, TensorSpec
 from .text import TextLineDataset, TextLineSource
 from .tfrecord import TFRecordDataset
 
@@ -42,6 +43,7 @@ __all__ = [
     "AutotuneAlgorithm",
     "AutotuneOptions",
     "ConcatSource",
+    "DatasetSpec",
     "Dataset",
     "DatasetIterator",
     "DistributeOptions",
@@ -50,11 +52,15 @@ __all__ = [
     "INFINITE_CARDINALITY",
     "OptimizationOptions",
     "Options",
+    "RaggedTensorSpec",
     "RecordSource",
     "ServiceOptions",
     "SourceDataset",
+    "SparseTensorSpec",
     "TFRecordDataset",
     "TextLineDataset",
+    "TensorShape",
+    "TensorSpec",
     "TextLineSource",
     "ThreadingOptions",
     "UNKNOWN_CARDINALITY",

@@ -1,5 +1,6 @@
 """``Dataset`` methods that consume a dataset into a value: ``reduce`` and
-``get_single_element`` (a mixin of :class:`~minibatcher.tfdata.Dataset`).
+``get_single_element``, and ``element_spec`` (a mixin of
+:class:`~minibatcher.tfdata.Dataset`).
 
 Both iterate the dataset once, which starts one iteration of it as TF's ops do
 (a reshuffling shuffle inside draws its next order).
@@ -60,3 +61,19 @@ class ConsumerMethods:
         except StopIteration:
             return element
         raise InvalidArgumentError("Dataset had more than one element.")
+
+    @property
+    def element_spec(self) -> Any:
+        """The spec structure of the elements (``TensorSpec``, ``RaggedTensorSpec``,
+        ``DatasetSpec`` ...): TF's static rules where they need no function tracing;
+        elements made by Python functions report dtypes and ranks from a first element,
+        every dimension None (:mod:`.element_spec`).
+
+        Example:
+            >>> import numpy as np
+            >>> from minibatcher.tfdata import Dataset
+            >>> Dataset.from_tensor_slices(np.zeros((4, 3), np.float32)).element_spec
+            TensorSpec(shape=(3,), dtype=tf.float32, name=None)
+        """
+        from .element_spec import element_spec
+        return element_spec(self)

@@ -1,5 +1,5 @@
 """``Dataset`` methods that reshape or filter a stream: ``unbatch``, ``rebatch``,
-``window``, ``scan``, ``take_while``, ``unique``, ``cache``, ``ignore_errors`` (a mixin of
+``window``, ``scan``, ``take_while``, ``unique``, ``cache``, ``ignore_errors``, ``ragged_batch`` (a mixin of
 :class:`~minibatcher.tfdata.Dataset`; each method builds the node of its module).
 
 Example:
@@ -128,3 +128,18 @@ class TransformMethods:
         """
         from .ignoring import IgnoreErrorsDataset
         return IgnoreErrorsDataset(self, log_warning)  # type: ignore[arg-type]
+
+    def ragged_batch(self, batch_size: int, drop_remainder: bool = False,
+                     row_splits_dtype: Any = "int64", name: str | None = None) -> "Dataset":
+        """Batches whose components of varying shape are ``tfdata.RaggedTensor`` s
+        (row offsets + values); scalars and fixed shapes batch densely, as in TF.
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> ds = Dataset.range(5).batch(2).ragged_batch(2)
+            >>> [(b.to_list(), b.row_splits.tolist()) for b in ds]
+            [([[0, 1], [2, 3]], [0, 2, 4]), ([[4]], [0, 1])]
+        """
+        from .ragged_batching import RaggedBatchDataset
+        return RaggedBatchDataset(self, batch_size, drop_remainder,  # type: ignore[arg-type]
+                                  row_splits_dtype)

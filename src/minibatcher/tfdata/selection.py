@@ -151,6 +151,18 @@ class UniqueDataset(_Unary):
         [[1, 2], [2, 1]]
     """
 
+    def __init__(self, parent: Dataset) -> None:
+        super().__init__(parent)
+        from .element_spec import static_spec
+        from .specs import TensorSpec
+        spec = static_spec(parent)
+        if is_structure(spec):
+            raise InvalidArgumentError("UniqueDataset only supports inputs with a single "
+                                       "component.")
+        if isinstance(spec, TensorSpec) and spec.dtype.name not in _UNIQUE_KINDS:
+            raise TypeError(f"`Dataset.unique` does not support type {spec.dtype.name} -- only "
+                            "`int32`, `int64`, and `string` are supported.")
+
     def _has_view(self) -> bool:
         return False
 

@@ -410,6 +410,7 @@ class GeneratorDataset(Dataset):
                             f"{type(generator).__name__}; pass a function, not a generator object")
         self._generator = generator
         self._args = tuple(args) if args is not None else ()
+        self._signature = output_signature  # the element spec, when given
         types = output_types
         if types is None and output_signature is not None:
             leaves = [getattr(s, "dtype", None) for s in flatten(output_signature)]

@@ -117,6 +117,25 @@ class _UnbatchIter(Iter):
         return self.cursor.state()
 
 
+def _static_rows(parent: Dataset, op: str) -> int | None:
+    """Checks what is statically known of the input (TF raises when the dataset is
+    built) and returns the common leading dimension when known."""
+    from .element_spec import static_spec
+    from .specs import TensorSpec
+    spec = static_spec(parent)
+    leaves = [] if spec is None else flatten(spec)
+    dims = [leaf.shape.dims for leaf in leaves if isinstance(leaf, TensorSpec)]
+    if any(d == () for d in dims):
+        raise ValueError(_SCALAR[op])
+    known = {d[0] for d in dims if d is not None and d[0] is not None}
+    if len(known) > 1 and op == "unbatch":
+        raise ValueError("`unbatch()` is only supported for datasets of elements whose "
+                         "components have a matching leading dimension. Encountered both "
+                         f"{' and '.join(str(k) for k in sorted(known))}.")
+    all_known = leaves and len(dims) == len(leaves) and all(d and d[0] is not None for d in dims)
+    return known.pop() if all_known and len(known) == 1 else None
+
+
 class UnbatchDataset(_Unary):
     """``unbatch()``.
 
@@ -126,6 +145,10 @@ class UnbatchDataset(_Unary):
         >>> [(int(a), b) for a, b in UnbatchDataset(ds)]
         [(0, b'a'), (1, b'b'), (2, b'c')]
     """
+
+    def __init__(self, parent: Dataset) -> None:
+        super().__init__(parent)
+        self._rows = _static_rows(parent, "unbatch")
 
     def _has_view(self) -> bool:
         return False
@@ -141,7 +164,9 @@ class UnbatchDataset(_Unary):
 
     def _cardinality(self) -> int:
         n = self._parent._cardinality()
-        return INFINITE if n == INFINITE else UNKNOWN
+        if n == INFINITE or (n >= 0 and self._rows):
+            return n if n == INFINITE else n * self._rows  # TF: from static batch dimensions > 0
+        return UNKNOWN
 
 
 def rows(leaf: Any, lo: int, hi: int) -> Any:
@@ -186,7 +211,8 @@ class _RebatchIter(Iter):
         size = sizes[self.k]
         parts = self._empty(c) if size == 0 else self._rows(c, size)
         self.k = (self.k + 1) % len(sizes)
-        leaves = [concat(column) if len(column) > 1 else column[0] for column in zip(*parts, strict=True)]
+        leaves = [concat(column) if len(column) > 1 else column[0]
+                  for column in zip(*parts, strict=True)]
         return pack_as(c.template, leaves) if is_structure(c.template) else leaves[0]
 
     @staticmethod
@@ -228,6 +254,7 @@ class RebatchDataset(_Unary):
     def __init__(self, parent: Dataset, batch_size: Any, drop_remainder: bool) -> None:
         super().__init__(parent)
         self._sizes = _batch_sizes(batch_size)
+        _static_rows(parent, "rebatch")
         self._drop = bool(drop_remainder)
 
     def _has_view(self) -> bool:

@@ -3,8 +3,9 @@
 Each case is a Python expression over ``D`` (``tf.data.Dataset`` here,
 ``minibatcher.tfdata.Dataset`` in the tests), ``np``, the dtype names ``i32``, ``i64``,
 ``f32``, ``f64``, ``TS`` (``TensorSpec``), ``FLR`` (``FixedLengthRecordDataset``) and ``DIR``
-(a folder holding the case's ``files``). The expression is evaluated once (under ``tf.random.set_seed(G)`` when the
-case has a ``global_seed``) and the dataset iterated ``iterations`` times; what is recorded is the
+(a folder holding the case's ``files``). The expression is evaluated once (under
+``tf.random.set_seed(G)`` when the case has a ``global_seed``) and the dataset iterated
+``iterations`` times; what is recorded is the
 elements (each leaf with its dtype), the cardinality, and any error (its class, and whether it
 was raised when building or when iterating). An expression that is not a dataset is recorded
 as a ``value`` (``reduce``, ``get_single_element``). ``tests/tfdata/test_new_ops_golden.py``

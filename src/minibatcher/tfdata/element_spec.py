@@ -97,7 +97,7 @@ def map_leaves(spec: Any, fn: Callable[[Any], Any]) -> Any:
     """``fn`` over the leaves of a spec structure (an unknown leaf stays None).
 
     Example:
-        >>> map_leaves((scalar("int64"), None), lambda s: s.dtype.name)
+        >>> map_leaves((TensorSpec([], "int64"), None), lambda s: s.dtype.name)
         ('int64', None)
     """
     if spec is None:

@@ -105,6 +105,9 @@ class RaggedBatchDataset(BatchDataset):
                   for i, (c, r) in enumerate(zip(columns, ranks, strict=True))]
         return pack_as(items[0], leaves)
 
+    def _combine_block(self, block: Any, lo: int, hi: int) -> Any:
+        return self._combine(block.elements()[lo:hi])
+
     def _element_spec_static(self) -> Any:
         size = self._batch_size if self._drop else None
 

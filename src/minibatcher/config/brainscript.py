@@ -29,6 +29,7 @@ from minibatcher.config._tree import ConfigArray, ConfigKeyError, Location, is_v
 from minibatcher.config._values import as_bool, as_float, as_int
 from minibatcher.config.nodes import ConfigNode, ConfigValue
 from minibatcher.errors import ConfigError
+from minibatcher.formats.guarded_file import read_small_file
 
 __all__ = [
     "ConfigArray",
@@ -123,8 +124,7 @@ def load_config(
         False
     """
     source = os.fspath(path)
-    with open(source, "rb") as stream:
-        data = stream.read()
+    data = read_small_file(source, "config file")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..deserializer import Deserializer
 from ..errors import ConfigError
+from ..formats.guarded_file import decode_text, read_small_file
 from ..formats.htk import HTKFeatureDeserializer, HTKMLFDeserializer
 from ..formats.htk.window import FeatureDimError
 from ..streams import StreamDef
@@ -138,7 +139,8 @@ def _mlf_files(node: ConfigNode, paths: ConfigPaths) -> list[str]:
         items = _values(node, "mlfFileList")
     else:
         listing = paths.file(node, "mlfFileList", inherit=False)
-        items = [line.strip() for line in listing.read_text().splitlines() if line.strip()]
+        text = decode_text(read_small_file(listing, "MLF list file"), listing, "MLF list file")
+        items = [line.strip() for line in text.splitlines() if line.strip()]
     return [str(paths.resolve(item, f"{node.path}.mlfFileList")) for item in items]
 
 

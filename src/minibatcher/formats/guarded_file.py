@@ -1,37 +1,33 @@
 """``GuardedFile``: a regular file opened once, read by byte range, checked for changes.
 
-Every format reader reads its data files through this class (see
-docs/design/guarded-files.md). It never maps a file: a mapped file that
-shrinks kills the process with SIGBUS on the next touch of a page past the
-new end, whereas ``pread`` just returns fewer bytes. It keeps one descriptor
-open for the reader's life, so renaming or replacing the path cannot change
-what is read; and it remembers the file's identity (device, inode, size,
-modification and status-change times) so that :meth:`GuardedFile.check` can
-tell when the file was changed in place, which is an error, never mixed data.
+Every file the project reads goes through this module (docs/design/guarded-files.md):
+``GuardedFile`` for files read by range while a reader lives, :func:`read_small_file`
+(and :func:`decode_text`) for files read whole. A file is never mapped (a mapped
+file that shrinks kills the process with SIGBUS; ``pread`` just returns fewer
+bytes); one descriptor is kept for the reader's life, so renaming or replacing
+the path cannot change what is read; and the file's identity (device, inode,
+size, modification and status-change times) is recorded at open and checked
+after every read, so a change, even one that overlapped the read, is an error
+(``FileChangedError``), never mixed data.
 
 API:
 
-* ``GuardedFile(path, what="data file")``: opens ``path`` (regular files
-  only: a directory, FIFO, socket or device is a ``NotARegularFileError``,
-  an ``OSError`` and ``ValueError``, never a hang);
-  ``what`` names the file's role in messages.
-* ``.path``, ``.size``, ``.identity`` (a :class:`FileIdentity`), ``.fileno()``.
-* ``.check()``: raises :class:`~minibatcher.errors.FileChangedError` naming
-  the file and what changed when its size or modification time changed (one
-  ``fstat``; cheap enough for every chunk). The status-change time is
-  recorded but not compared here: chmod, rename and unlink move it without
-  changing what the open descriptor reads. Caches that outlive the process
-  compare the whole identity (:meth:`FileIdentity.differences`).
-* ``.read(start, stop)``: bytes ``[start, stop)`` as a ``uint8`` array in a
-  buffer each thread reuses (valid until that thread's next ``read``); a short
-  read (the file shrank) raises ``FileChangedError``.
-* ``.read_into(buffer, offset)``: fills a writable buffer exactly (no copy).
-* ``.read_excerpt(start, stop)``: best effort ``bytes`` for error messages
-  (short or empty when the file shrank; never raises).
-* ``.line_blocks(block_size)``: yields ``(offset, view)`` blocks of whole
-  lines (the last may lack its ``'\\n'``) for one sequential pass.
-* ``.close()`` / context manager; pickling reopens the path and verifies the
-  identity (``FileChangedError`` when it is another file now).
+* ``GuardedFile(path, what="file")``: regular files only (a directory, FIFO,
+  socket or device is a ``NotARegularFileError``, never a hang); ``what``
+  names the file's role in messages.
+* ``.path``, ``.size``, ``.identity`` (a :class:`FileIdentity`), ``.fileno()``;
+  ``.check()``: one ``fstat``; size or modification time changed ->
+  ``FileChangedError`` (the status-change time is recorded, not compared:
+  chmod, rename and unlink move it; caches that outlive the process compare
+  the whole identity, :meth:`FileIdentity.differences`).
+* ``.read(start, stop)`` (a per-thread reusable ``uint8`` buffer),
+  ``.read_into(buffer, offset)``, ``.read_all()``: checked after the read;
+  a short read (the file shrank) is a ``FileChangedError`` too.
+* ``.read_excerpt(start, stop)``: best effort bytes for messages, never raises.
+* ``.line_blocks(block_size)``: ``(offset, view)`` blocks of whole lines.
+* ``.ends_digest()``, ``.fingerprint(content=None)``: the checkpoint identity
+  (:mod:`minibatcher.formats.file_digest`).
+* ``.close()`` / context manager; pickling reopens the path and verifies the identity.
 
 Example:
     >>> import tempfile, pathlib
@@ -53,9 +49,10 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from ..errors import ConfigError, FileChangedError, NotARegularFileError
+from ..errors import ConfigError, FileChangedError, FormatError, NotARegularFileError
+from .file_digest import ends_digest, file_fingerprint
 
-__all__ = ["FileIdentity", "GuardedFile"]
+__all__ = ["FileIdentity", "GuardedFile", "decode_text", "read_small_file"]
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
           (stat.S_ISSOCK, "a socket"),
@@ -195,6 +192,7 @@ class GuardedFile:
         self._fd, st = _open_regular(self.path, what)
         self.identity = FileIdentity.of(st)
         self._local = threading.local()
+        self._ends: str | None = None
         self._closer = weakref.finalize(self, os.close, self._fd)
 
     # -- identity -------------------------------------------------------------------------------
@@ -223,12 +221,34 @@ class GuardedFile:
             "renaming a new one over it keeps being read as it was). Re-create the reader to "
             "read the new contents.")
 
+    def ends_digest(self) -> str:
+        """A digest of the first and last 64 KiB (computed once; see
+        :func:`~minibatcher.formats.file_digest.ends_digest`)."""
+        if self._ends is None:
+            self._ends = ends_digest(self.read, self.size)
+        return self._ends
+
+    def fingerprint(self, content: str | None = None) -> list[Any]:
+        """The checkpoint identity ``[size, digest]``: ``content`` (a digest of
+        the whole content, where the reader's index pass made one) or else
+        :meth:`ends_digest`.
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "f"; _ = p.write_bytes(b"abc")
+            >>> GuardedFile(p).fingerprint("d1")
+            [3, 'd1']
+        """
+        return file_fingerprint(self.size, content if content is not None else self.ends_digest())
+
     # -- reads ----------------------------------------------------------------------------------
 
     def read_into(self, buffer: Any, offset: int) -> None:
         """Fills ``buffer`` (writable, e.g. a uint8 array) with the bytes at ``offset``.
 
-        Raises :class:`FileChangedError` when the file ends before the buffer is full.
+        Raises :class:`FileChangedError` when the file ends before the buffer is
+        full, or when it changed since it was opened (checked after the read,
+        so bytes of a change that overlapped the read are never delivered).
         """
         view = memoryview(buffer).cast("B")
         done, total = 0, len(view)
@@ -240,6 +260,30 @@ class GuardedFile:
                                      f"{offset + total} were needed"]
                                     + self.identity.differences(now))
             done += got
+        self.check()  # a write that overlapped the read moved the mtime: never mixed data
+
+    def read_all(self) -> bytes:
+        """The whole file (as opened) as ``bytes``, checked after the read.
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "f"; _ = p.write_bytes(b"abc")
+            >>> GuardedFile(p).read_all()
+            b'abc'
+        """
+        if not hasattr(os, "pread"):
+            buffer = bytearray(self.size)
+            self.read_into(buffer, 0)
+            return bytes(buffer)
+        parts, pos = [], 0
+        while pos < self.size:
+            part = os.pread(self._fd, min(self.size - pos, 1 << 30), pos)
+            if not part:
+                raise self._changed([f"it ends at byte {pos} now"])
+            parts.append(part)
+            pos += len(part)
+        self.check()
+        return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def read(self, start: int, stop: int) -> np.ndarray:
         """Bytes ``[start, stop)`` in this thread's reusable buffer (valid until
@@ -313,3 +357,44 @@ class GuardedFile:
 
     def __repr__(self) -> str:
         return f"GuardedFile({self.path!r}, size={self.size})"
+
+
+def read_small_file(path: str | os.PathLike, what: str = "file") -> bytes:
+    """The whole content of a file read at once (a list, a vocabulary, a
+    config, JSON metadata, a text corpus), by the one rule for every file:
+    regular files only (a FIFO, directory or device is a ``NotARegularFileError``
+    at once, never a hang), checked after the read (``FileChangedError``).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "v").write_bytes(b"a\\nb\\n")
+        >>> read_small_file(d / "v", "vocabulary file")
+        b'a\\nb\\n'
+        >>> read_small_file(d, "vocabulary file")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.NotARegularFileError: ...: the vocabulary file is not a regular file but a directory; ...
+    """
+    with GuardedFile(path, what=what) as f:
+        return f.read_all()
+
+
+def decode_text(data: bytes, path: str | os.PathLike, what: str = "file") -> str:
+    """``data`` (the content of ``path``) as UTF-8 text; anything else is a
+    ``FormatError`` naming the file, the line and the byte offset.
+
+    Example:
+        >>> decode_text(b"ok\\n", "v.txt")
+        'ok\\n'
+        >>> decode_text(b"a\\nb\\xff", "v.txt", "vocabulary file")
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.FormatError: v.txt:2: the vocabulary file is not UTF-8 text: byte offset 3 is b'\\xff' (invalid start byte); save it as UTF-8
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise FormatError(f"{os.fspath(path)}:{line}: the {what} is not UTF-8 text: byte offset "
+                          f"{e.start} is {data[e.start:e.start + 1]!r} ({e.reason}); save it as "
+                          "UTF-8") from None

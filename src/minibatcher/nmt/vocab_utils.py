@@ -29,12 +29,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ConfigError, FormatError
+from ..formats.guarded_file import decode_text, read_small_file
 from ..tfdata.text import input_buffer_lines
 
 UNK = "<unk>"
 SOS = "<s>"
 EOS = "</s>"
 UNK_ID = 0
+_WHAT = "vocabulary file"
 
 # char ids
 BOS_CHAR_ID = 256  # <begin sentence>
@@ -59,8 +61,8 @@ def load_vocab(vocab_file: str) -> tuple[list[str], int]:
 
 
 def _read_lines(vocab_file: str) -> list[str]:
-    with open(vocab_file, "rb") as f:
-        return f.read().decode("utf-8").splitlines(keepends=True)
+    text = decode_text(read_small_file(vocab_file, _WHAT), vocab_file, _WHAT)
+    return text.splitlines(keepends=True)
 
 
 def _newline_numbers(lines: list[str]) -> tuple[int, ...]:
@@ -161,8 +163,7 @@ def check_vocab(vocab_file: str, out_dir: str, check_special_token: bool = True,
 
 
 def _table_lines(vocabulary_file: str, vocab_size: int | None) -> list[bytes]:
-    with open(vocabulary_file, "rb") as f:
-        raw = f.read()
+    raw = read_small_file(vocabulary_file, _WHAT)
     starts, ends = input_buffer_lines(np.frombuffer(raw, dtype=np.uint8))
     lines = [raw[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
     if vocab_size is not None:

@@ -7,10 +7,12 @@ it is not empty. Nothing else is a line break (not VT, FF or ``\u2028``:
 unlike Python's ``str.splitlines()``). Lines are ``bytes``. (Vocabulary files
 are read by another TF reader with other rules: :func:`input_buffer_lines`.)
 
-The file is read once into memory and indexed (line offsets), so any line is
-reachable at once: ``skip``/``shard`` seek and restores need no re-reading.
-What is read is a snapshot: the checkpoint fingerprint (size, line count and
-a digest of the first and last 64 KiB) refuses a restore on changed data.
+The file is read once into memory (by the rule for every file: regular files
+only, so a FIFO is an error at once, never a hang; checked after the read)
+and indexed (line offsets), so any line is reachable at once: ``skip``/``shard``
+seek and restores need no re-reading. What is read is a snapshot: the
+checkpoint fingerprint (the size and a digest of the whole file) refuses a
+restore on changed data.
 
 Example:
     >>> import pathlib, tempfile
@@ -23,7 +25,6 @@ Example:
 from __future__ import annotations
 
 import gzip
-import hashlib
 import os
 import zlib
 from typing import Any
@@ -31,6 +32,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, FormatError
+from ..formats.file_digest import content_digest, file_fingerprint
+from ..formats.guarded_file import read_small_file
 from .block import RecordsBlock
 from .files import FilesDataset
 
@@ -86,9 +89,13 @@ def input_buffer_lines(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, ends
 
 
-def _read_file(path: str, compression_type: str) -> bytes:
-    with open(path, "rb") as f:  # FileNotFoundError names the path
-        raw = f.read()
+def _read_file(path: str, compression_type: str) -> tuple[bytes, list[Any]]:
+    """The file's (decompressed) bytes and its fingerprint."""
+    raw = read_small_file(path, "text file")  # FileNotFoundError names the path
+    return _decompress(raw, path, compression_type), file_fingerprint(len(raw), content_digest(raw))
+
+
+def _decompress(raw: bytes, path: str, compression_type: str) -> bytes:
     try:
         if compression_type == "GZIP":
             return gzip.decompress(raw)
@@ -118,10 +125,7 @@ class TextLineSource:
         if kind not in _COMPRESSION:
             raise ConfigError(f"compression_type should be one of {list(_COMPRESSION)}, but got "
                               f"compression_type={compression_type!r}")
-        raw = _read_file(self.path, kind)
-        self._size = len(raw)
-        head, tail = raw[:1 << 16], raw[-(1 << 16):]
-        self._digest = hashlib.blake2b(head + tail, digest_size=8).hexdigest()
+        raw, self._fingerprint = _read_file(self.path, kind)
         self.raw, self.starts, self.ends = text_lines(raw)
         self.data = np.frombuffer(self.raw, dtype=np.uint8)
         self._lists: tuple[list[int], list[int]] | None = None  # made on the first line read
@@ -154,8 +158,16 @@ class TextLineSource:
         return [raw[a:b] for a, b in zip(starts[start:stop], ends[start:stop])]
 
     def fingerprint(self) -> Any:
-        """Name, size, line count and a digest of the first and last 64 KiB."""
-        return [os.path.basename(self.path), self._size, len(self), self._digest]
+        """The file's checkpoint identity: its size and a digest of all its bytes.
+
+        Example:
+            >>> import pathlib, tempfile
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "x"; _ = p.write_bytes(b"1\\n2\\n")
+            >>> fp = TextLineSource(p).fingerprint(); _ = p.write_bytes(b"1\\n3\\n")
+            >>> fp[0], TextLineSource(p).fingerprint() == fp
+            (4, False)
+        """
+        return self._fingerprint
 
 
 class TextLineDataset(FilesDataset):

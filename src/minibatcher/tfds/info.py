@@ -21,6 +21,7 @@ import os
 from typing import Any, Mapping
 
 from ..errors import FormatError
+from ..formats.guarded_file import decode_text, read_small_file
 from .features import FeatureTree, Leaf, parse_features
 from .naming import ShardedFileTemplate
 from .split_info import SplitDict, SplitInfo
@@ -48,9 +49,9 @@ class DatasetInfo:
 
 
 def _read_json(path: str) -> Any:
+    what = os.path.basename(path)
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = decode_text(read_small_file(path, what), path, what)
     except FileNotFoundError:
         raise FileNotFoundError(2, "not a TFDS dataset directory: it has no "
                                 f"{os.path.basename(path)}", path) from None
@@ -61,6 +62,27 @@ def _read_json(path: str) -> Any:
                           f"{e.msg}") from None
 
 
+def _count(value: Any, expected: str, field: str) -> int:
+    """A count of ``dataset_info.json``: an int or a decimal string (int64 in
+    JSON, as TFDS writes it) in ``[0, 2**63)``; anything else is a FormatError
+    saying what was ``expected`` and naming the ``field``.
+
+    Example:
+        >>> _count("534", "x", "numBytes"), _count(7, "x", "numBytes")
+        (534, 7)
+        >>> _count(5.7, "info.json: 'shardLengths' should be a list of integers", "shardLengths[0]")
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.FormatError: info.json: 'shardLengths' should be a list of integers (each >= 0 and < 2**63, a number or a decimal string), but got shardLengths[0]=5.7
+    """
+    n = value if type(value) is int else (
+        int(value) if isinstance(value, str) and value.isascii() and value.isdigit() else None)
+    if n is None or not 0 <= n < 1 << 63:
+        raise FormatError(f"{expected} (each >= 0 and < 2**63, a number or a decimal string), "
+                          f"but got {field}={value!r}")
+    return n
+
+
 def _split(raw: Any, template: ShardedFileTemplate, path: str) -> SplitInfo:
     if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
         raise FormatError(f"{path}: every entry of 'splits' should be an object with a 'name', "
@@ -68,19 +90,20 @@ def _split(raw: Any, template: ShardedFileTemplate, path: str) -> SplitInfo:
     if "shardLengths" not in raw:
         raise FormatError(f"{path}: split {raw['name']!r} has no 'shardLengths' (written by a "
                           "TFDS older than 3.0?); the shard lengths are needed to read it")
-    try:
-        lengths = tuple(int(n) for n in raw["shardLengths"])
-    except (TypeError, ValueError):
-        raise FormatError(f"{path}: split {raw['name']!r}: 'shardLengths' should be a list of "
-                          f"integers, but got {raw['shardLengths']!r}") from None
-    if any(n < 0 for n in lengths):
-        raise FormatError(f"{path}: split {raw['name']!r}: negative shard length in "
-                          f"{list(lengths)}")
+    where = f"{path}: split {raw['name']!r}"
+    shards = raw["shardLengths"]
+    if not isinstance(shards, list):
+        raise FormatError(f"{where}: 'shardLengths' should be a list of integers, but got "
+                          f"shardLengths={shards!r}")
+    expected = f"{where}: 'shardLengths' should be a list of integers"
+    lengths = [_count(n, expected, f"shardLengths[{i}]") for i, n in enumerate(shards)]
     try:
         template = template.replace(split=raw["name"], template=raw.get("filepathTemplate") or "")
     except ValueError as e:
-        raise FormatError(f"{path}: split {raw['name']!r}: {e}") from None
-    return SplitInfo(raw["name"], list(lengths), int(raw.get("numBytes", 0) or 0), template)
+        raise FormatError(f"{where}: {e}") from None
+    num_bytes = _count(raw.get("numBytes") or 0, f"{where}: 'numBytes' should be an integer",
+                       "numBytes")
+    return SplitInfo(raw["name"], lengths, num_bytes, template)
 
 
 def _supervised(raw: Any) -> tuple[str, str] | None:

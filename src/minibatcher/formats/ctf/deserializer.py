@@ -30,7 +30,7 @@ from .auto_streams import survey_stream_defs
 from .backend import IMPLEMENTATIONS, backend
 from .diagnostics import CTFDiagnostics, CTFStats
 from .index import CTFIndex, index_file
-from .index_cache import load_index, probe_digest, save_index
+from .index_cache import load_index, save_index
 
 DEFAULT_CHUNK_SIZE = 32 << 20
 READ_BLOCK = 1 << 20  # a chunk is read and parsed in blocks of about this many bytes
@@ -160,7 +160,6 @@ class CTFDeserializer(Deserializer):
         self._tracer = Tracer(trace_level)
         self._budget = ErrorBudget(max_errors, str(self.path))
         self._file = GuardedFile(self.path, what="CTF file")
-        self._probe: str | None = None
         self._index = self._load_index(progress)
         self._chunk_starts = self._index.chunk_starts(self._chunk_size, self._file.size, self._impl)
         self._diag = CTFDiagnostics(str(self.path), self._file.read_excerpt, list(self._defs),
@@ -250,11 +249,9 @@ class CTFDeserializer(Deserializer):
         return SequenceTable(self._index.keys, self._index.rows, self._chunk_starts)
 
     def fingerprint(self) -> dict[str, Any]:
-        if self._probe is None:
-            self._probe = probe_digest(self._file)
         streams = [[name, alias, sd.dim, sd.is_sparse, sd.defines_mb_size]
                    for (name, sd), alias in zip(self._defs.items(), self._aliases)]
-        fingerprint = {"format": "ctf", "size": self._file.size, "probe": self._probe,
+        fingerprint = {"format": "ctf", "size": self._file.size, "probe": self._file.ends_digest(),
                        "sequences": self._index.num_sequences,
                        "samples": int(self._index.rows.sum()), "streams": streams,
                        "skip_sequence_ids": self._skip_ids,

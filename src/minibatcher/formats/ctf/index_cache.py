@@ -44,7 +44,6 @@ from .index import ARRAY_FIELDS, CTFIndex
 
 MAGIC = b"MBCTFIDX"
 FORMAT_VERSION = 3  # 2: narrow integer arrays, named checksum; 3: inode and ctime
-_PROBE = 64 << 10
 
 
 def _checksum(payload: bytes | memoryview, algorithm: str | None = None) -> list[Any]:
@@ -66,25 +65,10 @@ def _checksum(payload: bytes | memoryview, algorithm: str | None = None) -> list
     return ["crc32", zlib.crc32(payload)]
 
 
-def probe_digest(file: GuardedFile) -> str:
-    """A digest of the first and last 64 KiB of the open file.
-
-    Example:
-        >>> import tempfile, pathlib
-        >>> p = pathlib.Path(tempfile.mkdtemp()) / "f"; _ = p.write_bytes(b"abc")
-        >>> len(probe_digest(GuardedFile(p)))
-        32
-    """
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(bytes(file.read(0, min(_PROBE, file.size))))
-    if file.size > _PROBE:
-        digest.update(bytes(file.read(max(_PROBE, file.size - _PROBE), file.size)))
-    return digest.hexdigest()
-
-
 def data_identity(file: GuardedFile) -> dict[str, Any]:
     """What a cache must match: size, modification time, inode, status-change
-    time (as the file was opened) and :func:`probe_digest`.
+    time (as the file was opened) and a digest of its first and last 64 KiB
+    (:meth:`GuardedFile.ends_digest`).
 
     Example:
         >>> import tempfile, pathlib
@@ -94,7 +78,7 @@ def data_identity(file: GuardedFile) -> dict[str, Any]:
     """
     i = file.identity
     return {"size": i.size, "mtime_ns": i.mtime_ns, "inode": i.ino, "ctime_ns": i.ctime_ns,
-            "probe": probe_digest(file)}
+            "probe": file.ends_digest()}
 
 
 def _options_digest(options: dict[str, Any]) -> str:

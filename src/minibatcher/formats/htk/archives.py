@@ -79,28 +79,34 @@ class Archives:
 
     @contextlib.contextmanager
     def open_files(self, files: Sequence[int]) -> Iterator[dict[int, int]]:
-        """Descriptors of ``files`` (file index -> fd); a changed file raises
-        :class:`~minibatcher.errors.FileChangedError`."""
+        """Descriptors of ``files`` (file index -> fd) for reads inside the
+        ``with`` block; every file is checked before and after them, so a
+        file changed in between (even while it was read) raises
+        :class:`~minibatcher.errors.FileChangedError`, never mixed data."""
         opened: list[GuardedFile] = []
-        fds: dict[int, int] = {}
+        used: list[GuardedFile] = []
         try:
             for i in files:
                 f = self._open.get(i)
                 if f is None:
                     f = GuardedFile(self.paths[i], what=_WHAT)
                     opened.append(f)
-                    if not self.identities[i].same_contents(f.identity):
-                        raise FileChangedError(
-                            f"{self.paths[i]}: the {_WHAT} changed since the reader indexed it "
-                            f"({', '.join(self.identities[i].differences(f.identity))}); restart "
-                            "the reader to read the new file")
-                else:
-                    f.check()
-                fds[i] = f.fileno()
-            yield fds
+                    self._same_as_indexed(i, f)
+                used.append(f)
+                f.check()
+            yield {i: f.fileno() for i, f in zip(files, used)}
+            for f in used:
+                f.check()  # after the reads: a write that overlapped them moved the mtime
         finally:
             for f in opened:
                 f.close()
+
+    def _same_as_indexed(self, i: int, f: GuardedFile) -> None:
+        if not self.identities[i].same_contents(f.identity):
+            raise FileChangedError(
+                f"{self.paths[i]}: the {_WHAT} changed since the reader indexed it "
+                f"({', '.join(self.identities[i].differences(f.identity))}); restart "
+                "the reader to read the new file")
 
     def close(self) -> None:
         """Closes the archives kept open."""

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import ConfigError, FormatError
+from ..guarded_file import GuardedFile
 from . import reference
 from .backend import backend
 
@@ -135,9 +136,8 @@ def read_htk(path: str | os.PathLike, *, precision: str = "float",
         FileNotFoundError: [Errno 2] No such file or directory: '/no/such.htk'
     """
     kernels = backend(impl)
-    fd = os.open(os.fspath(path), os.O_RDONLY)
-    try:
-        size = os.fstat(fd).st_size
+    with GuardedFile(path, what="HTK file") as f:
+        fd, size = f.fileno(), f.size
         h = kernels.read_headers(np.array([fd]), np.array([size]), True)
         issue = int(h["issue"][0])
         if issue:
@@ -146,8 +146,7 @@ def read_htk(path: str | os.PathLike, *, precision: str = "float",
         out = kernels.read_frames(np.array([fd]), np.array([0]), np.array([0]), np.array([n]),
                                   h["data_start"], h["available"], h["sample_size"], h["kind"],
                                   h["swap"], h["a"], h["b"], dim, precision == "double")
-    finally:
-        os.close(fd)
+        f.check()  # a change that overlapped the read: never mixed data
     if isinstance(out, dict):
         raise FormatError(f"{path}: the file changed or could not be read while reading it")
     big_endian = bool(h["swap"][0]) == np.little_endian

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -24,6 +23,7 @@ import numpy as np
 from ...deserializer import ChunkData, Deserializer, SequenceTable, StreamChunk
 from ...errors import ConfigError, FormatError
 from ...streams import StreamDef, StreamInformation
+from ..guarded_file import decode_text, read_small_file
 from .backend import IMPLEMENTATIONS, backend
 from .chunking import DEFAULT_CHUNK_FRAMES, check_join, chunk_starts_by_frames
 from .diagnostics import Diagnostics, HTKStats, excerpt
@@ -61,7 +61,8 @@ def read_state_list(path: str | os.PathLike) -> list[str]:
     """
     names: list[str] = []
     seen: dict[str, int] = {}
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    text = decode_text(read_small_file(path, "label mapping file"), path, "label mapping file")
+    for number, line in enumerate(text.splitlines(), 1):
         name = line.strip()
         if not name:
             continue
@@ -80,7 +81,7 @@ class _Entries:
 
     def __init__(self, files: Sequence[str], states: list[str] | None, label_dim: int,
                  diag: Diagnostics, impl: str, states_file: str | None) -> None:
-        self.files, self.data = list(files), [Path(f).read_bytes() for f in files]
+        self.files, self.data = list(files), [read_small_file(f, "MLF file") for f in files]
         parts = [backend(impl).parse_mlf(d, states, label_dim) for d in self.data]
         for f, p in zip(self.files, parts):
             if not p["header_ok"]:

@@ -23,7 +23,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ...errors import ConfigError, FormatError
+from ...errors import FormatError
+from ..guarded_file import read_small_file
 from .backend import backend
 from .diagnostics import Diagnostics, excerpt
 
@@ -109,10 +110,7 @@ def _split(text: bytes, ends: np.ndarray) -> list[str]:
 def _read(path: Path) -> bytes:
     if not path.exists():
         raise FileNotFoundError(f"SCP file {str(path)!r} does not exist (scp=..., scpFile=...)")
-    if not path.is_file():
-        raise ConfigError(f"SCP file {str(path)!r} is not a regular file; expected a list of "
-                          "feature files (scp=..., scpFile=...)")
-    return path.read_bytes()
+    return read_small_file(path, "SCP file")
 
 
 def load_scp(files: Sequence[str | os.PathLike], diag: Diagnostics, *, prefix: str | None = None,

@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 from collections import OrderedDict
 from typing import Any, Iterator
@@ -66,6 +67,26 @@ class RecordBatch:
         return (self[i] for i in range(len(self)))
 
 
+def _digest_frames(buf: np.ndarray, frames: np.ndarray, lengths: Any, digest: Any) -> None:
+    """Feeds ``digest`` the length and stored data CRC of each frame at
+    ``frames`` (offsets in ``buf``, frames whole in it): 12 bytes per record in
+    file order, however the file was cut into windows.
+
+    Example:
+        >>> buf = np.frombuffer(bytes.fromhex("0500000000000000eab2043e68656c6c6fbb1f1c19"), np.uint8)
+        >>> h = hashlib.blake2b(digest_size=4); _digest_frames(buf, np.array([0]), [5], h)
+        >>> h.digest() == hashlib.blake2b(bytes.fromhex("0500000000000000bb1f1c19"), digest_size=4).digest()
+        True
+    """
+    if not len(frames):
+        return
+    lengths = np.asarray(lengths, np.int64)
+    rows = np.empty((len(frames), 12), np.uint8)
+    rows[:, :8] = lengths.astype("<i8").view(np.uint8).reshape(-1, 8)
+    rows[:, 8:] = buf[(frames + 12 + lengths)[:, None] + np.arange(4)]
+    digest.update(rows.tobytes())
+
+
 class TFRecordFile:
     """One TFRecord file (optionally GZIP/ZLIB compressed).
 
@@ -97,6 +118,7 @@ class TFRecordFile:
         self._budget = budget if budget is not None else ErrorBudget(max_errors, self.path)
         self._k = kernels(impl)
         self._frames: np.ndarray | None = None
+        self._digest: Any = None
 
     @property
     def _stream(self) -> PlainStream | ZlibStream:
@@ -136,20 +158,45 @@ class TFRecordFile:
     def __len__(self) -> int:
         return len(self.frames)
 
+    @property
+    def content_digest(self) -> str:
+        """A digest of the whole file made by the index pass: every record's
+        length and stored data CRC (a same-size edit anywhere changes it)."""
+        if self._digest is None:
+            _ = self.frames
+        return self._digest.hexdigest()
+
     def _build_index(self) -> np.ndarray:
-        parts, pos = [], 0
+        parts, pos, self._digest = [], 0, hashlib.blake2b(digest_size=16)
         while True:
             buf, base = self._stream.window(pos, 16)
             r = self._k.scan(buf, pos - base, -1, False, False)
-            parts.append(np.asarray(r["frames"], dtype=np.int64) + base)
+            frames = np.asarray(r["frames"], dtype=np.int64)
+            _digest_frames(buf, frames, r["lengths"], self._digest)
+            parts.append(frames + base)
             if r["status"] != OK:
                 self._raise_if_fatal(r, base, pos)
             elif self._stream.at_end(base + len(buf)):
                 break
-            if int(r["next"]) + base == pos:
-                self._stream.window(pos, 2 * len(buf) + 16)  # a frame spans the window
+            if int(r["next"]) + base == pos:  # a frame spans the window
+                self._fit_frame(buf, base, pos, sum(len(p) for p in parts))
             pos = int(r["next"]) + base
         return np.concatenate(parts)
+
+    def _fit_frame(self, buf: np.ndarray, base: int, pos: int, record: int) -> None:
+        """Makes the window at ``pos`` hold the whole frame there; a length
+        field claiming more than the stream holds is a FormatError before
+        anything is allocated for it."""
+        at = pos - base
+        need = 16 + (int.from_bytes(buf[at:at + 8].tobytes(), "little")
+                     if len(buf) - at >= 12 else 0)  # the length's CRC matched
+        reach = self._stream.reach(pos + need)
+        if reach < pos + need:
+            raise FormatError(f"{self.path}: truncated record {record} at byte {pos}: its length "
+                              f"field says {need - 16} data bytes, but the "
+                              f"{self._stream.describe()} ends {reach - pos} bytes into the "
+                              f"frame (expected a 12-byte header, the data and a 4-byte CRC)")
+        self._stream.window(pos, need)
 
     def _raise_if_fatal(self, r: dict, base: int, pos: int) -> None:
         """Raises for a bad length CRC, or a truncation at the end of the file."""
@@ -208,7 +255,7 @@ class TFRecordFile:
             if not walked:
                 if self._stream.at_end(base + len(buf)):
                     return
-                self._stream.window(pos, 2 * len(buf) + 16)  # a frame spans the window
+                self._fit_frame(buf, base, pos, position)  # a frame spans the window
             position += walked
             left -= walked if left > 0 else 0
             pos = int(r["next"]) + base

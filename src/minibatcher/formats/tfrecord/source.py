@@ -35,6 +35,7 @@ import numpy as np
 
 from ...budget import ErrorBudget
 from ...errors import FormatError
+from ..file_digest import file_fingerprint
 from .records import OpenFiles, RecordBatch, RecordSpans, TFRecordFile
 from .streams import check_compression
 
@@ -215,9 +216,25 @@ class TFRecordSource:
         return self.open().batches(self.skip, count, **options)
 
     def fingerprint(self) -> Any:
-        """File name, size and compression (no modification times)."""
+        """The file's checkpoint identity: its size and a digest of every
+        record's length and data CRC (made by the index pass; no names or
+        times), then ``skip`` and ``take`` for a range.
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.tfrecord import TFRecordWriter
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.tfrecord"
+            >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"b"])
+            >>> fp = TFRecordSource(p).fingerprint(); fp[0], len(fp)
+            (34, 2)
+            >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"c"])  # same size
+            >>> TFRecordSource(p).fingerprint() == fp, TFRecordSource(p, skip=1).fingerprint()[2:]
+            (False, [1, 1])
+        """
         f = self.open()
-        return [os.path.basename(self.path), f.file_size, f.compression_type]
+        identity = file_fingerprint(f.file_size, f.content_digest)
+        whole = self.skip == 0 and (self._take is None or self._take == len(f))
+        return identity if whole else identity + [self.skip, self.take]
 
     @property
     def skipped(self) -> int:

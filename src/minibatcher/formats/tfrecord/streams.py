@@ -4,11 +4,13 @@ The framing kernels work on a window ``[base, base + len)`` of the
 uncompressed stream. A plain file is read with ``pread`` in blocks (no memory
 map: a file truncated underneath a mapping would kill the process with
 SIGBUS); a compressed one is inflated forwards, and a seek backwards restarts
-inflation from the start. Every refill checks that the file has not changed
-since it was opened (size, modification time, inode): a file that changes
-underneath is an error (``FileChangedError``), never mixed data; files are
-opened through the shared :class:`~minibatcher.formats.guarded_file.GuardedFile`
-(regular files only).
+inflation from the start. Files are read through the shared
+:class:`~minibatcher.formats.guarded_file.GuardedFile` (regular files only),
+which checks after every read that the file has not changed since it was
+opened (size, modification time): a file that changes underneath is an
+error (``FileChangedError``), never mixed data. :meth:`reach` says how far
+the stream reaches without keeping what it inflates on the way (a corrupted
+length field cannot make a reader allocate what is not there).
 
 Example:
     >>> import tempfile, pathlib
@@ -57,9 +59,9 @@ class _Stream:
         self._base = 0
         self._eof = False
 
-    def check_unchanged(self) -> None:
-        """Raises FileChangedError when the file changed since it was opened."""
-        self._file.check()
+    def describe(self) -> str:
+        """The stream in messages."""
+        return "file"
 
     def at_end(self, offset: int) -> bool:
         """Whether ``offset`` (an end of window) is the end of the stream."""
@@ -107,7 +109,6 @@ class PlainStream(_Stream):
         if self._base <= pos and (pos + need <= end or end >= self.file_size):
             self._eof = end >= self.file_size
             return self._buf[pos - self._base:], pos
-        self.check_unchanged()
         n = max(min(need, self.file_size - pos), min(BLOCK, self.file_size - pos), 0)
         scratch = self.__dict__.get("_scratch", np.zeros(0, np.uint8))
         if len(scratch) < n:
@@ -119,40 +120,91 @@ class PlainStream(_Stream):
         self._eof = pos + n >= self.file_size
         return buf, pos
 
+    def reach(self, end: int) -> int:
+        """``end``, or the end of the file when it comes first."""
+        return min(end, self.file_size)
+
+
+class _Inflater:
+    """Where inflation stands: the decompressor and the compressed offset read
+    so far. A member that ends is followed by the next one (concatenated GZIP
+    members read as one stream, as TensorFlow reads them); anything else after
+    it is corrupt data."""
+
+    def __init__(self, stream: "ZlibStream") -> None:
+        self.stream, self.read_at, self.done = stream, 0, False
+        self.d = zlib.decompressobj(stream.wbits)
+
+    def copy(self) -> "_Inflater":
+        """An independent copy (to look ahead)."""
+        other = _Inflater.__new__(_Inflater)
+        other.stream, other.read_at, other.done = self.stream, self.read_at, self.done
+        other.d = self.d.copy()
+        return other
+
+    def _raw(self) -> np.ndarray:
+        s = self.stream
+        raw = np.empty(min(BLOCK, s.file_size - self.read_at), np.uint8)
+        s._file.read_into(raw, self.read_at)
+        self.read_at += len(raw)
+        return raw
+
+    def more(self) -> bytes:
+        """The next piece of output (perhaps empty; ``done`` at the end)."""
+        s, d = self.stream, self.d
+        if d.eof:  # checked first: zlib may leave input in unconsumed_tail at the end too
+            if not d.unused_data and self.read_at >= s.file_size:
+                self.done = True
+                return b""
+            data = d.unused_data or self._raw()
+            self.d = d = zlib.decompressobj(s.wbits)
+        elif d.unconsumed_tail:
+            data = d.unconsumed_tail
+        elif self.read_at >= s.file_size:
+            raise FormatError(f"{s.path}: truncated {s.compression_type} stream (the compressed "
+                              f"data ends at byte {s.file_size} before the end of its stream)")
+        else:
+            data = self._raw()
+        try:
+            return d.decompress(data, BLOCK)
+        except zlib.error as e:
+            raise FormatError(f"{s.path}: corrupt {s.compression_type} data before compressed "
+                              f"byte {self.read_at}: {e}") from None
+
 
 class ZlibStream(_Stream):
     """A GZIP or ZLIB compressed file, inflated forwards."""
 
     def __init__(self, path: str | os.PathLike, compression_type: str) -> None:
         super().__init__(path)
-        self._wbits = _WBITS[compression_type]
+        self.wbits = _WBITS[compression_type]
         self.compression_type = compression_type
         self._restart()
 
     def _restart(self) -> None:
-        self._inflate = zlib.decompressobj(self._wbits)
-        self._read_at = 0
+        self._z = _Inflater(self)
         self._buf, self._base, self._eof = np.zeros(0, np.uint8), 0, False
 
+    def describe(self) -> str:
+        """The stream in messages."""
+        return f"{self.compression_type} stream"
+
     def _more(self) -> bytes:
-        if self._inflate.unconsumed_tail:
-            return self._inflate.decompress(self._inflate.unconsumed_tail, BLOCK)
-        if self._read_at >= self.file_size:
-            if not self._inflate.eof:
-                raise FormatError(f"{self.path}: truncated {self.compression_type} stream "
-                                  f"(the compressed data ends at byte {self.file_size} "
-                                  f"before the end of its stream)")
-            self._eof = True
-            return b""
-        self.check_unchanged()
-        raw = np.empty(min(BLOCK, self.file_size - self._read_at), np.uint8)
-        self._file.read_into(raw, self._read_at)
-        self._read_at += len(raw)
-        try:
-            return self._inflate.decompress(raw, BLOCK)
-        except zlib.error as e:
-            raise FormatError(f"{self.path}: corrupt {self.compression_type} data near "
-                              f"compressed byte {self._read_at - len(raw)}: {e}") from None
+        chunk = self._z.more()
+        self._eof = self._z.done
+        return chunk
+
+    def reach(self, end: int) -> int:
+        """``end``, or the end of the uncompressed stream when it comes first:
+        inflates ahead on a copy of the decompressor and keeps nothing (memory
+        stays at one block whatever a length field claims)."""
+        have = self._base + len(self._buf)
+        if end <= have or self._eof:
+            return min(end, have)
+        ahead = self._z.copy()
+        while have < end and not ahead.done:
+            have += len(ahead.more())
+        return min(end, have)
 
     def window(self, pos: int, need: int) -> tuple[np.ndarray, int]:
         """Like :meth:`PlainStream.window`, in uncompressed offsets."""

@@ -1,0 +1,117 @@
+"""A writer thread against a reader: the harness of the file race tests.
+
+Each run makes the file (version 1, its modification time set an hour back,
+so that any later write moves it whatever the clock's granularity), starts
+a reader, lets a writer thread change the file in place at a random moment
+(the same size with other values, or a truncation), and collects what the
+reader delivered until it finished or raised ``FileChangedError``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from minibatcher.errors import FileChangedError
+
+
+def make_old(path: Path, data: bytes) -> None:
+    """Writes ``data`` with a modification time an hour back."""
+    path.write_bytes(data)
+    past = time.time_ns() - 3600 * 10**9
+    os.utime(path, ns=(past, past))
+
+
+def rewrite(path: Path, data: bytes, parts: int = 4) -> None:
+    """Rewrites the file in place (same size) in ``parts`` writes, front to back."""
+    step = -(-len(data) // parts)
+    with open(path, "r+b") as f:
+        for start in range(0, len(data), step):
+            os.pwrite(f.fileno(), data[start:start + step], start)
+
+
+def truncate(path: Path, size: int) -> None:
+    """Cuts the file to ``size`` bytes."""
+    os.truncate(path, size)
+
+
+def opened(path: Path) -> Callable[[threading.Event], bool]:
+    """A ``before`` for :func:`race`: waits until this process holds a
+    descriptor of ``path`` (the reader opened it); False when the reader
+    finished first."""
+    target = os.path.realpath(path)
+
+    def wait(finished: threading.Event) -> bool:
+        while not finished.is_set():
+            for fd in os.listdir("/proc/self/fd"):
+                try:
+                    if os.readlink(f"/proc/self/fd/{fd}") == target:
+                        return True
+                except OSError:
+                    continue
+            time.sleep(0)  # let the reader run
+        return False
+
+    return wait
+
+
+@dataclass
+class Outcome:
+    """What one run delivered, and whether the reader reported the change."""
+
+    delivered: list[Any] = field(default_factory=list)
+    error: FileChangedError | None = None
+    changed: bool = False  # whether the writer changed the file
+
+
+Before = Callable[[threading.Event], bool]
+
+
+def race(read: Callable[[Outcome], None], change: Callable[[], None], delay: float,
+         before: Before | None = None) -> Outcome:
+    """Runs ``read(outcome)`` (which appends what it delivers) against a writer
+    thread calling ``change()`` after ``before`` said go (default: at once) and
+    a sleep of ``delay`` seconds."""
+    out, finished = Outcome(), threading.Event()
+
+    def writer() -> None:
+        if before is None or before(finished):
+            time.sleep(delay)
+            change()
+            out.changed = True
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        read(out)
+    except FileChangedError as e:
+        out.error = e
+    finished.set()
+    thread.join(10)
+    return out
+
+
+def run_races(setup: Callable[[], Any], read: Callable[[Any, Outcome], None],
+              change: Callable[[], None], check: Callable[[Any], None], *, runs: int,
+              max_delay: float, budget_s: float = 3.0, before: Before | None = None,
+              seed: int = 0) -> list[Outcome]:
+    """``runs`` races (fewer when ``budget_s`` runs out): ``setup()`` writes
+    version 1 (see :func:`make_old`) and returns the reader, ``read(reader,
+    outcome)`` reads, ``change`` is the writer's change and ``check(item)``
+    asserts that a delivered item is the file as indexed. Returns the
+    outcomes; the caller asserts that changes were reported."""
+    rng, outcomes, end = random.Random(seed), [], time.monotonic() + budget_s
+    for _ in range(runs):
+        if time.monotonic() > end:
+            break
+        reader = setup()
+        out = race(lambda o: read(reader, o), change, rng.uniform(0, max_delay), before)
+        for item in out.delivered:
+            check(item)
+        outcomes.append(out)
+    return outcomes

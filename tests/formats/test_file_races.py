@@ -1,0 +1,212 @@
+"""Files changed while they are read (issue 15, items 1 and 2): never mixed data, the change reported.
+
+Each reader family runs against a writer thread many times (bounded in time):
+every row, record or line delivered must be the file as it was indexed, and
+changes must be reported as ``FileChangedError``. A deterministic test per
+family puts the write exactly between the check before a read and the read
+itself (the race the random runs hit only now and then).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minibatcher import StreamDef
+from minibatcher.errors import FileChangedError
+from minibatcher.formats import guarded_file
+from minibatcher.formats.htk import HTKFeatureDeserializer, write_htk
+from minibatcher.formats.tfrecord import TFRecordWriter
+from minibatcher.nmt.vocab_utils import index_table_from_file
+from minibatcher.tfdata import TextLineDataset, TFRecordDataset
+
+from .races import make_old, opened, rewrite, run_races, truncate
+
+FRAMES, DIM, UTTERANCE = 20_000, 16, 500
+
+
+def _htk_bytes(tmp_path: Path, value: float) -> bytes:
+    p = tmp_path / f"v{value}.htk"
+    write_htk(p, np.full((FRAMES, DIM), value, np.float32))
+    return p.read_bytes()
+
+
+def _htk_reader(tmp_path: Path, v1: bytes) -> HTKFeatureDeserializer:
+    make_old(tmp_path / "a.htk", v1)
+    scp = tmp_path / "a.scp"
+    scp.write_text("".join(f"u{i}.mfc=a.htk[{i * UTTERANCE},{(i + 1) * UTTERANCE - 1}]\n"
+                           for i in range(FRAMES // UTTERANCE)))
+    return HTKFeatureDeserializer({"x": StreamDef(scp=str(scp), shape=DIM)}, base_dir=tmp_path,
+                                  chunk_frames=2000)
+
+
+def _read_htk(d: HTKFeatureDeserializer, out) -> None:
+    for c in range(d.table().num_chunks):
+        out.delivered.append(d.load_chunk(c).streams[0].values)
+
+
+def _only_ones(values: np.ndarray) -> None:
+    assert (values == 1.0).all(), "a chunk mixed rows of the rewritten file into the indexed one"
+
+
+@pytest.mark.parametrize("change", ["rewrite", "truncate"])
+def test_htk_archive_changed_while_read(tmp_path: Path, change: str) -> None:
+    v1, v2 = _htk_bytes(tmp_path, 1.0), _htk_bytes(tmp_path, 2.0)
+    path, rng = tmp_path / "a.htk", random.Random(1)
+    act = (lambda: rewrite(path, v2, parts=8)) if change == "rewrite" else \
+        (lambda: truncate(path, rng.randrange(len(v1))))
+    outcomes = run_races(lambda: _htk_reader(tmp_path, v1), _read_htk, act, _only_ones,
+                         runs=60, max_delay=0.004)
+    assert len(outcomes) >= 10
+    reported = [o for o in outcomes if o.error is not None]
+    assert reported and all("a.htk: the HTK archive changed" in str(o.error) for o in reported)
+
+
+def _write_during(monkeypatch, act) -> list[int]:
+    """Makes the next ``pread`` of a guarded file (or the next HTK frame read)
+    run ``act`` first: the write lands between the check before a read and
+    the read. Returns a list that counts the calls."""
+    calls: list[int] = []
+    real = guarded_file._pread_into
+
+    def pread_into(fd, view, offset):
+        if not calls:
+            calls.append(1)
+            act()
+        return real(fd, view, offset)
+
+    monkeypatch.setattr(guarded_file, "_pread_into", pread_into)
+    return calls
+
+
+def test_htk_write_between_check_and_read_is_reported(tmp_path: Path, monkeypatch) -> None:
+    from minibatcher.formats.htk import features
+
+    v1, v2 = _htk_bytes(tmp_path, 1.0), _htk_bytes(tmp_path, 2.0)
+    d = _htk_reader(tmp_path, v1)
+    real = features.backend
+
+    def backend(impl):
+        kernels = real(impl)
+        read_frames = kernels.read_frames
+
+        def rewritten_then_read(*args):
+            rewrite(tmp_path / "a.htk", v2)
+            return read_frames(*args)
+
+        kernels.read_frames = rewritten_then_read
+        return kernels
+
+    monkeypatch.setattr(features, "backend", backend)
+    with pytest.raises(FileChangedError, match=r"a\.htk: the HTK archive changed .*modification "
+                                               r"time changed"):
+        d.load_chunk(0)
+
+
+RECORDS = 3000
+
+
+def _records(tag: bytes) -> list[bytes]:
+    return [tag * 700 + b"%06d" % i for i in range(RECORDS)]  # 2 KiB each: 6 MiB, 6 windows
+
+
+def _tfrecord_bytes(tmp_path: Path, records: list[bytes], compression: str | None) -> bytes:
+    p = tmp_path / f"build-{records[0][:1].decode()}"
+    with TFRecordWriter(p, compression) as w:
+        w.write_many(records)
+    return p.read_bytes()
+
+
+def _read_records(ds: TFRecordDataset, out) -> None:
+    out.delivered.extend(enumerate(ds))
+
+
+@pytest.mark.parametrize("change", ["rewrite", "truncate"])
+def test_tfrecord_file_changed_while_read(tmp_path: Path, change: str) -> None:
+    old, new = _records(b"a"), _records(b"b")
+    v1, v2 = _tfrecord_bytes(tmp_path, old, None), _tfrecord_bytes(tmp_path, new, None)
+    path, rng = tmp_path / "r.tfrecord", random.Random(2)
+    act = (lambda: rewrite(path, v2, parts=8)) if change == "rewrite" else \
+        (lambda: truncate(path, rng.randrange(len(v1))))
+
+    def setup() -> TFRecordDataset:
+        make_old(path, v1)
+        return TFRecordDataset(str(path))
+
+    def check(item) -> None:
+        i, record = item
+        assert record == old[i], f"record {i} is not the record the file held when indexed"
+
+    outcomes = run_races(setup, _read_records, act, check, runs=60, max_delay=0.01)
+    assert len(outcomes) >= 10
+    reported = [o for o in outcomes if o.error is not None]
+    assert reported and all("r.tfrecord: the TFRecord file changed" in str(o.error)
+                            for o in reported)
+
+
+@pytest.mark.parametrize("compression", [None, "GZIP"])
+def test_tfrecord_write_between_check_and_read_is_reported(tmp_path: Path, monkeypatch,
+                                                           compression: str | None) -> None:
+    old, new = _records(b"a"), _records(b"b")
+    v1 = _tfrecord_bytes(tmp_path, old, compression)
+    if compression is None:  # valid records with other values
+        v2 = _tfrecord_bytes(tmp_path, new, compression)
+    else:  # other bytes in the middle of the compressed stream
+        middle = bytearray(v1[len(v1) // 2:len(v1) // 2 + 1000])
+        v2 = v1[:len(v1) // 2] + bytes(b ^ 0xFF for b in middle) + v1[len(v1) // 2 + 1000:]
+    path = tmp_path / "r.tfrecord"
+    make_old(path, v1)
+    ds = TFRecordDataset(str(path), compression_type=compression)
+    assert len(ds.sources[0]) == RECORDS  # indexed before the change
+    it = iter(ds)
+    calls = _write_during(monkeypatch, lambda: rewrite(path, v2))
+    delivered = []
+    with pytest.raises(FileChangedError, match=r"r\.tfrecord: the TFRecord file changed"):
+        for record in it:
+            delivered.append(record)
+    assert calls and delivered == old[:len(delivered)]
+
+
+LINES = 1_000_000
+
+
+def _text(tag: str) -> bytes:
+    return "".join(f"{tag}{i:07d}\n" for i in range(LINES)).encode()
+
+
+def test_text_file_changed_while_read(tmp_path: Path) -> None:
+    """The file is read whole when the dataset is made; the writer starts
+    once the reader holds the file open."""
+    v1, v2, path = _text("a"), _text("b"), tmp_path / "t.txt"
+
+    def read(_, out) -> None:
+        source = TextLineDataset(str(path)).sources[0]
+        out.delivered.append((len(source), source.raw))
+
+    def check(got: tuple[int, bytes]) -> None:
+        assert got == (LINES, v1), "the lines mix the file as opened with what was written since"
+
+    outcomes = run_races(lambda: make_old(path, v1), read, lambda: rewrite(path, v2, parts=16),
+                         check, runs=40, max_delay=0.0002, before=opened(path))
+    assert len(outcomes) >= 10
+    reported = [o for o in outcomes if o.error is not None]
+    assert reported and all("t.txt: the text file changed" in str(o.error) for o in reported)
+
+
+def test_vocabulary_written_between_open_and_read_is_reported(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    path = tmp_path / "vocab.txt"
+    make_old(path, b"<unk>\n<s>\n</s>\nword\n")
+    real = os.pread
+
+    def pread(fd, n, offset):
+        rewrite(path, b"<unk>\n<s>\n</s>\nWORD\n")
+        return real(fd, n, offset)
+
+    monkeypatch.setattr(os, "pread", pread)
+    with pytest.raises(FileChangedError, match=r"vocab\.txt: the vocabulary file changed"):
+        index_table_from_file(str(path))

@@ -76,14 +76,19 @@ def race(read: Callable[[Outcome], None], change: Callable[[], None], delay: flo
          before: Before | None = None) -> Outcome:
     """Runs ``read(outcome)`` (which appends what it delivers) against a writer
     thread calling ``change()`` after ``before`` said go (default: at once) and
-    a sleep of ``delay`` seconds."""
+    a sleep of ``delay`` seconds; with ``before``, ``change`` is called again
+    and again until the reader finished."""
     out, finished = Outcome(), threading.Event()
 
     def writer() -> None:
-        if before is None or before(finished):
+        if before is None:
             time.sleep(delay)
             change()
             out.changed = True
+        elif before(finished):
+            while not finished.is_set():
+                change()
+                out.changed = True
 
     thread = threading.Thread(target=writer, daemon=True)
     thread.start()

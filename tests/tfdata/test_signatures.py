@@ -60,6 +60,8 @@ TF = {
     "cache": ["filename", "name"],
     "ignore_errors": ["log_warning", "name"],
     "ragged_batch": ["batch_size", "drop_remainder", "row_splits_dtype", "name"],
+    "save": ["path", "compression", "shard_func", "checkpoint_args"],
+    "load": ["path", "element_spec", "compression", "reader_func", "wait"],
 }
 READERS = {"FixedLengthRecordDataset": ["filenames", "record_bytes", "header_bytes",
                                         "footer_bytes", "buffer_size", "compression_type",

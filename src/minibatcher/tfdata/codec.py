@@ -11,7 +11,10 @@ leaf says how to read its bytes:
 * ``{"k": "a", "dt": "<i8", "sh": [2, 3]}``: a NumPy array (C order);
 * ``{"k": "s", "dt": "<f4"}``: a NumPy scalar;
 * ``{"k": "b", "n": 5}``: a ``bytes`` value;
-* ``{"k": "o", "sh": [2], "n": [1, 3]}``: an array of ``bytes`` (their lengths).
+* ``{"k": "o", "sh": [2], "n": [1, 3]}``: an array of ``bytes`` (their lengths);
+* ``{"k": "r", "u": length or null, "p": [values, row_splits]}``: a ``RaggedTensor`` (its
+  values, themselves a leaf, then its row splits, both encoded as leaves);
+* ``{"k": "sp", "p": [indices, values, dense_shape]}``: a ``SparseTensor``.
 
 Leaf order is :func:`~minibatcher.tfdata.structure.flatten`'s. The format is
 versioned by its magic; a header that does not describe its payload is a
@@ -37,6 +40,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import FormatError
+from .ragged_tensor import RaggedTensor
+from .sparse_tensor import SparseTensor
 from .structure import flatten, pack_as
 
 MAGIC = b"MBE1"
@@ -67,9 +72,22 @@ def _template(skeleton: Any) -> Any:
     return tuple(parts)
 
 
+def _parts(kind: str, parts: list[Any], **extra: Any) -> tuple[dict[str, Any], list[bytes]]:
+    heads, chunks = [], []
+    for part in parts:
+        head, data = _leaf(part)
+        heads.append(head)
+        chunks.extend(data)
+    return {"k": kind, **extra, "p": heads}, chunks
+
+
 def _leaf(value: Any) -> tuple[dict[str, Any], list[bytes]]:
     if isinstance(value, bytes):
         return {"k": "b", "n": len(value)}, [value]
+    if isinstance(value, RaggedTensor):
+        return _parts("r", [value.values, value.row_splits], u=value.uniform_row_length)
+    if isinstance(value, SparseTensor):
+        return _parts("sp", [value.indices, value.values, value.dense_shape])
     arr = np.asarray(value)
     if arr.dtype == object:
         items = [bytes(v) for v in arr.reshape(-1)]
@@ -108,6 +126,14 @@ def _read_leaf(head: Any, data: memoryview, at: int) -> tuple[Any, int]:
             out[i] = bytes(data[at:at + n])
             at += n
         return out.reshape(head["sh"]), at
+    if kind in ("r", "sp"):
+        parts = []
+        for part in head["p"]:
+            value, at = _read_leaf(part, data, at)
+            parts.append(value)
+        if kind == "sp":
+            return SparseTensor(*parts), at
+        return RaggedTensor(parts[0], parts[1], head["u"]), at
     if kind in ("a", "s"):
         dtype = np.dtype(head["dt"])
         shape = head.get("sh", [])

@@ -1,5 +1,5 @@
 """``Dataset`` methods that consume a dataset into a value: ``reduce`` and
-``get_single_element``, and ``element_spec`` (a mixin of
+``get_single_element``, ``save``, and ``element_spec`` (a mixin of
 :class:`~minibatcher.tfdata.Dataset`).
 
 Both iterate the dataset once, which starts one iteration of it as TF's ops do
@@ -77,3 +77,19 @@ class ConsumerMethods:
         """
         from .element_spec import element_spec
         return element_spec(self)
+
+    def save(self, path: str, compression: str | None = None,
+             shard_func: Callable[..., Any] | None = None, checkpoint_args: Any = None) -> None:
+        """Writes one iteration of the dataset to the folder ``path`` (read it back with
+        ``Dataset.load``; the format is described in :mod:`.snapshot`).
+
+        Example:
+            >>> import pathlib, tempfile
+            >>> from minibatcher.tfdata import Dataset
+            >>> path = str(pathlib.Path(tempfile.mkdtemp()) / "s")
+            >>> Dataset.range(3).save(path)
+            >>> [int(x) for x in Dataset.load(path)]
+            [0, 1, 2]
+        """
+        from .snapshot import save
+        save(self, path, compression, shard_func, checkpoint_args)  # type: ignore[arg-type]

@@ -1,5 +1,5 @@
 """``Dataset``'s static constructors beyond the basic ones: ``random``, ``counter``,
-``sample_from_datasets``, ``choose_from_datasets``, ``list_files`` (a mixin of
+``sample_from_datasets``, ``choose_from_datasets``, ``list_files``, ``load`` (a mixin of
 :class:`~minibatcher.tfdata.Dataset`; each builds the node of its module).
 
 Example:
@@ -10,7 +10,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
@@ -102,3 +102,21 @@ class SourceMethods:
         """
         from .listing import list_files
         return list_files(file_pattern, shuffle, seed)
+
+    @staticmethod
+    def load(path: str, element_spec: Any = None, compression: str | None = None,
+             reader_func: Callable[["Dataset"], "Dataset"] | None = None,
+             wait: bool = False) -> "Dataset":
+        """The dataset ``Dataset.save`` wrote to ``path``: ``reader_func(shards)``, by
+        default an interleave of the shard datasets, as TF reads them.
+
+        Example:
+            >>> import pathlib, tempfile
+            >>> from minibatcher.tfdata import Dataset
+            >>> path = str(pathlib.Path(tempfile.mkdtemp()) / "s")
+            >>> Dataset.from_tensor_slices(["a", "b"]).save(path)
+            >>> list(Dataset.load(path)), Dataset.load(path).element_spec
+            ([b'a', b'b'], TensorSpec(shape=(), dtype=tf.string, name=None))
+        """
+        from .snapshot import load
+        return load(path, element_spec, compression, reader_func, wait)

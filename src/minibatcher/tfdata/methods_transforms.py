@@ -1,6 +1,7 @@
 """``Dataset`` methods that reshape or filter a stream: ``unbatch``, ``rebatch``,
-``window``, ``scan``, ``take_while``, ``unique``, ``cache``, ``ignore_errors``, ``ragged_batch`` (a mixin of
-:class:`~minibatcher.tfdata.Dataset`; each method builds the node of its module).
+``window``, ``scan``, ``take_while``, ``unique``, ``cache``, ``ignore_errors``,
+``ragged_batch`` (a mixin of :class:`~minibatcher.tfdata.Dataset`; each method builds the
+node of its module).
 
 Example:
     >>> from minibatcher.tfdata import Dataset

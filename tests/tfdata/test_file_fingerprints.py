@@ -82,3 +82,57 @@ def test_a_copied_dataset_keeps_its_checkpoints(tmp_path: Path) -> None:
     it = iter(TextLineDataset(str(t)))
     it.set_state(text_state)
     assert list(it) == [b"two", b"three"]
+
+
+def _shards(tmp_path: Path, tag: bytes = b"m") -> list[str]:
+    return [_write(tmp_path / f"s{k}.tfrecord",
+                   [b"%d:" % k + r for r in _records(tag if k == 1 else b"m")]) for k in range(3)]
+
+
+def test_a_file_opened_by_the_interleave_is_identified_in_its_slot(tmp_path: Path) -> None:
+    """num_parallel_reads interleaves the files: their identity was nowhere in
+    the state. A slot's cursor now carries the fingerprint of the file it
+    reads; files no slot holds are not read to take or check a state."""
+    paths = _shards(tmp_path)
+    ds = TFRecordDataset(paths, num_parallel_reads=2)
+    state = _state_after(ds, 9)
+    assert [fp is not None for fp in _slot_files(state)] == [True, True]
+    _shards(tmp_path, b"n")  # file 1: another record in its middle
+    it = iter(TFRecordDataset(paths, num_parallel_reads=2))
+    with pytest.raises(CheckpointError, match=r"slots\[1\].*\.source' should be .* \(this "
+                                              r"file's size and digest\).*the file changed"):
+        it.set_state(state)
+
+
+def _slot_files(state: dict) -> list:
+    return [s["it"].get("source") if s else None for s in state["iterator"]["slots"]]
+
+
+def test_an_unchanged_interleaved_read_resumes_exactly(tmp_path: Path) -> None:
+    paths = _shards(tmp_path)
+    for n in (0, 5, 2000, 6000):
+        ds = TFRecordDataset(paths, num_parallel_reads=2)
+        state = _state_after(ds, n)
+        it = iter(TFRecordDataset(paths, num_parallel_reads=2))
+        it.set_state(state)
+        rest = list(it)
+        assert rest == list(TFRecordDataset(paths, num_parallel_reads=2))[n:]
+
+
+def test_a_same_size_edit_of_a_tfds_shard_being_read_is_refused(tmp_path: Path) -> None:
+    from minibatcher import tfds
+    from minibatcher.tfds.testing import write_dataset
+
+    folder = write_dataset(tmp_path, {"train": [5000, 5000]})
+    read = lambda: tfds.builder_from_directory(folder).as_dataset(  # noqa: E731
+        "train", read_config=tfds.ReadConfig(interleave_cycle_length=2))
+    state = _state_after(read(), 11)
+    shard = next(folder.glob("*train.tfrecord-00000-of-00002"))  # the open slot's
+    data = shard.read_bytes()
+    records = list(TFRecordDataset(str(shard)))
+    records[2500] = records[2500][:-1] + bytes([records[2500][-1] ^ 1])  # another label
+    _write(shard, records)
+    assert len(shard.read_bytes()) == len(data) > 1 << 17 and shard.read_bytes() != data
+    it = iter(read())
+    with pytest.raises(CheckpointError, match=r"slots\[0\]\.file' should be .*the file changed"):
+        it.set_state(state)

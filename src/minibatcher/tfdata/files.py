@@ -6,6 +6,13 @@ block_length=1``. :class:`FilesDataset` does that over one record source per
 file (the format's part: lines or TFRecord records), so that ``skip``,
 ``shard`` and restores seek through each file's index.
 
+A file read one after the other is identified in the plan (its source's
+fingerprint: size and content digest). A file opened by the interleave is
+not in the plan (the interleave's function is opaque to it): its
+:class:`FileSourceDataset` keeps the fingerprint in the slot's cursor, checked
+when a restore reopens the file, so a checkpoint is refused on data changed
+since (docs/design/guarded-files.md) without reading files no slot has open.
+
 Example:
     >>> from minibatcher.tfdata.sources import RangeSource
     >>> class Numbers(FilesDataset):
@@ -19,14 +26,15 @@ Example:
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any, Callable
 
 import numpy as np
 
 from ..errors import ConfigError
-from ..state import Fields
-from .core import Iter, View
+from ..state import Fields, as_fields
+from .core import Iter, View, ViewIter, view_iter
 from .dataset import Dataset
 from .sources import ConcatSource, RecordSource, SourceDataset
 
@@ -52,6 +60,52 @@ def filenames_of(filenames: Any) -> list[str]:
     if not names:
         raise ConfigError("filenames should name at least one file, but got an empty list")
     return names
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=repr))
+
+
+class _FileViewIter(ViewIter):
+    """A view iterator whose state names the file it reads (``"source"``)."""
+
+    def __init__(self, view: View, pos: int, fingerprint: Callable[[], Any]) -> None:
+        super().__init__(view, pos)
+        self._fingerprint = fingerprint
+
+    def state(self) -> dict[str, Any]:
+        return {**super().state(), "source": self._fingerprint()}
+
+
+class FileSourceDataset(SourceDataset):
+    """A file's record source opened inside a function (an interleave's):
+    its cursor carries the source's fingerprint (``"source"``, taken when the
+    state is), and a restore whose file has another one is refused. A cursor
+    without it (written before files were identified) is accepted.
+
+    Example:
+        >>> from minibatcher.tfdata.sources import RangeSource
+        >>> it = FileSourceDataset(RangeSource(0, 3, 1))._make_iter(None); _ = next(it)
+        >>> state = it.state(); state
+        {'pos': 1, 'pins': None, 'source': [0, 3, 1, '<i8']}
+        >>> int(next(FileSourceDataset(RangeSource(0, 3, 1))._make_iter(Fields(state))))
+        1
+        >>> FileSourceDataset(RangeSource(0, 4, 1))._make_iter(Fields(state, "it"))
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.CheckpointError: checkpoint state field 'it.source' should be [0, 4, 1, '<i8'] (this file's size and digest), but got it.source=[0, 3, 1, '<i8'], the file changed since the checkpoint; the state is damaged or was edited
+    """
+
+    def _make_iter(self, state: Fields | None) -> Iter:
+        state = as_fields(state)
+        mine = lambda: _jsonable(self.source.fingerprint())  # noqa: E731
+        if state is not None and state.has("source"):
+            if state.value("source") != mine():
+                raise state.bad("source", f"{mine()!r} (this file's size and digest)",
+                                "the file changed since the checkpoint")
+            state = Fields({k: v for k, v in state.raw.items() if k != "source"}, state.path)
+        it = view_iter(self._make_view, state)
+        return _FileViewIter(it.view, it.pos, mine)
 
 
 class FilesDataset(Dataset):
@@ -84,7 +138,7 @@ class FilesDataset(Dataset):
         sources = self.sources
 
         def one_file(i: Any) -> Dataset:
-            return SourceDataset(sources[int(i)])
+            return FileSourceDataset(sources[int(i)])
 
         # Plans name functions by qualified name: keep the name states were saved with.
         one_file.__qualname__ = f"{type(self).__name__}.__init__.<locals>.<lambda>"

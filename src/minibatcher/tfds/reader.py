@@ -136,5 +136,24 @@ class ShardSource:
         return out
 
     def fingerprint(self) -> Any:
+        """The instruction (shard name, range, shard length): the plan's
+        identity of the read, known without opening the shard."""
         fi = self.instruction
         return [os.path.basename(fi.filename), fi.skip, fi.take, fi.examples_in_shard]
+
+    def file_fingerprint(self) -> Any:
+        """The shard's identity while it is read: its size and a digest of every
+        record's length and data CRC (its index pass), then the range read.
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.tfrecord import TFRecordWriter
+            >>> from minibatcher.tfds.shard_utils import FileInstruction
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "s-00000-of-00001"
+            >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"b"])
+            >>> fp = ShardSource(FileInstruction(str(p), 1, 1, 2), "s", ShardCache(), None,
+            ...                  False).file_fingerprint()
+            >>> fp[0], fp[2:]
+            (34, [1, 1])
+        """
+        return self.records.fingerprint()

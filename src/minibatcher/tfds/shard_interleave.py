@@ -121,8 +121,8 @@ class ShardReadCursor:
             inst = slot.int("instruction", self.order[k], self.order[k],
                             f"the instruction the order delivered {k}th")
             source = self.node.sources[inst]
-            if slot.value("file") != _jsonable(source.fingerprint()):
-                raise slot.bad("file", repr(source.fingerprint()), "the file changed")
+            if slot.value("file") != _jsonable(_file_of(source)):
+                raise slot.bad("file", repr(_file_of(source)), "the file changed")
             out.append((i, k, inst, slot.int("pos", 0, len(source),
                                              f"the {len(source)} examples it reads")))
         return out
@@ -186,6 +186,12 @@ def _has_more(it: Iter) -> bool:
     except StopIteration:
         return False
     return True
+
+
+def _file_of(source: Any) -> Any:
+    """The identity of an open slot's file (size and content digest; a source
+    without files: its fingerprint)."""
+    return getattr(source, "file_fingerprint", source.fingerprint)()
 
 
 def _jsonable(value: Any) -> Any:
@@ -297,7 +303,7 @@ class _ShardReadIter(Iter):
                 "delivered": self.delivered,
                 "slots": [None if s is None else {
                     "ordinal": s.ordinal, "instruction": s.instruction, "pos": s.it.pos,
-                    "file": _jsonable(self.node.sources[s.instruction].fingerprint())}
+                    "file": _jsonable(_file_of(self.node.sources[s.instruction]))}
                     for s in self.slots]}
 
 

@@ -15,8 +15,10 @@ from .engine.options import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_S
                              INFINITELY_REPEAT)
 from .engine.source import MinibatchSource
 from .formats.ctf import CTFDeserializer
+from .formats.detect import detect_format
 from .formats.htk import HTKFeatureDeserializer, HTKMLFDeserializer
 from .log import TraceLevel
+from .opener import open
 from .streams import StreamDef, StreamDefs, StreamInformation
 from .user_deserializer import UserDeserializer
 
@@ -47,4 +49,6 @@ __all__ = [
     "TraceLevel",
     "UserDeserializer",
     "WorkerError",
+    "detect_format",
+    "open",
 ]

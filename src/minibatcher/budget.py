@@ -67,20 +67,33 @@ class ErrorBudget:
         """Whether ``location`` was already charged."""
         return location in self._charged
 
-    def charge(self, location: Hashable, message: str) -> bool:
+    def charge(self, location: Hashable, message: str, advice: str | None = None) -> bool:
         """Charges one error; False when ``location`` was charged before.
 
-        Raises :class:`ErrorBudgetExceeded` when the budget is used up.
+        Raises :class:`ErrorBudgetExceeded` when the budget is used up. ``advice``
+        replaces the default advice (raise ``max_errors``) for problems that
+        more tolerance is not the fix for, such as a missing file; with
+        ``max_errors=0`` such an error is then just ``message`` and ``advice``.
+
+        Example:
+            >>> ErrorBudget(0, "a.scp").charge("f", "a.scp:1: cannot open 'x.htk'", advice="")
+            Traceback (most recent call last):
+            ...
+            minibatcher.errors.ErrorBudgetExceeded: a.scp:1: cannot open 'x.htk'
         """
         with self._lock:
             if location in self._charged:
                 return False
             if len(self._charged) >= self.max_errors:
-                raise ErrorBudgetExceeded(
-                    f"reached the maximum number of allowed errors (max_errors={self.max_errors}) "
-                    f"while reading {self.source}: {message}\n"
-                    "Use max_errors=N with a larger N to skip more malformed items "
-                    f"({len(self._charged)} skipped so far)."
-                )
+                raise ErrorBudgetExceeded(self._exceeded(message, advice))
             self._charged.add(location)
             return True
+
+    def _exceeded(self, message: str, advice: str | None) -> str:
+        if advice is not None and self.max_errors == 0:
+            return f"{message}\n{advice}".rstrip()
+        if advice is None:
+            advice = ("Use max_errors=N with a larger N to skip more malformed items "
+                      f"({len(self._charged)} skipped so far).")
+        return (f"reached the maximum number of allowed errors (max_errors={self.max_errors}) "
+                f"while reading {self.source}: {message}\n{advice}").rstrip()

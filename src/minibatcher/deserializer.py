@@ -285,6 +285,25 @@ class SequenceTable:
         return int(found) if np.ndim(found) == 0 else found
 
 
+def check_sequence_index(sequence: Any, count: int, method: str = "key_name") -> int:
+    """``sequence`` as an index into a table of ``count`` sequences, or an
+    IndexError that points a caller holding a key (``MinibatchData.keys``) to
+    :meth:`Deserializer.key_names`.
+
+    Example:
+        >>> check_sequence_index(8169491770928374175, 2)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        IndexError: key_name takes a sequence index in [0, 2), but got 8169491770928374175; ...
+    """
+    i = int(sequence)
+    if not 0 <= i < count:
+        raise IndexError(f"{method} takes a sequence index in [0, {count}), but got {i}; for "
+                         "the name of a key (MinibatchData.keys) use key_names([key]), or the "
+                         "minibatch's names (mb[stream].names)")
+    return i
+
+
 class Deserializer(abc.ABC):
     """A format layer the engine can read from.
 
@@ -334,6 +353,33 @@ class Deserializer(abc.ABC):
     def describe_sequence(self, sequence: int) -> str:
         """Names sequence ``sequence`` (an index into :meth:`table`) in messages."""
         return f"sequence {int(self.table().keys[sequence])} of {self.name}"
+
+    def key_names(self, keys: Sequence[int] | np.ndarray) -> list[str] | None:
+        """The names of the sequences with ``keys`` (``MinibatchData.keys``), for
+        formats whose keys are hashes of names (HTK utterances, MLF entries:
+        those with a ``key_name(sequence)``); None where the keys are the names
+        (CTF sequence ids, line numbers).
+
+        Example:
+            >>> class Named(Deserializer):
+            ...     name, streams = "named", []
+            ...     def table(self):
+            ...         keys = np.array([91, 17], np.uint64)
+            ...         return SequenceTable(keys, np.ones(2), np.array([0, 2]))
+            ...     def load_chunk(self, c): ...
+            ...     def fingerprint(self): return {}
+            ...     def key_name(self, sequence): return ["a", "b"][sequence]
+            >>> Named().key_names(np.array([17, 91, 17], np.uint64))
+            ['b', 'a', 'b']
+        """
+        namer = getattr(self, "key_name", None)
+        if namer is None:
+            return None
+        lookup = self.__dict__.get("_names_by_key")
+        if lookup is None:  # built once; a race builds the same dict twice
+            lookup = {int(k): namer(i) for i, k in enumerate(self.table().keys.tolist())}
+            self.__dict__["_names_by_key"] = lookup
+        return [lookup[int(k)] for k in keys]
 
     def join(self, primary: "Deserializer", links: np.ndarray) -> np.ndarray | None:
         """Checks this (secondary) deserializer against the composite's primary.

@@ -63,8 +63,8 @@ def test_round_trip_of_shipped_sample(tmp_path: Path) -> None:
     src = DATA / "classification.ctf"
     assert main(["convert", str(src), str(tmp_path / "c.tfrecord")]) == 0  # surveyed streams
     out = json.loads(_run_json(["inspect", str(tmp_path / "c.tfrecord"), "--json"]))
-    names = {f["name"] for f in out[0]["features"]}
-    assert "sequence_id" in names and out[0]["records"] > 0
+    names = {f["name"] for f in out["files"][0]["features"]}
+    assert "sequence_id" in names and out["records"] == out["files"][0]["records"] > 0
 
 
 def _run_json(argv: list[str]) -> str:
@@ -80,10 +80,11 @@ def _run_json(argv: list[str]) -> str:
 def test_convert_errors(tmp_path: Path, capsys) -> None:
     (tmp_path / "a.ctf").write_text("|x 1\n")
     assert main(["convert", str(tmp_path / "a.ctf"), str(tmp_path / "b.bin")]) == 2
-    assert "--to should name the output kind" in capsys.readouterr().err
-    assert main(["convert", str(tmp_path / "a.ctf"), str(tmp_path / "b.ctf")]) == 2
-    assert "cannot convert ctf to ctf; supported: ctf -> tfrecord, tfrecord -> ctf" in \
+    assert "--to should name the output format (tfrecord, tfds, parquet, ctf)" in \
         capsys.readouterr().err
+    assert main(["convert", str(tmp_path / "a.ctf"), str(tmp_path / "b.ctf")]) == 2
+    assert ("cannot convert ctf to ctf; CTF is written from tfrecord (with --stream) and scp "
+            "(with --mlf)") in capsys.readouterr().err
     assert main(["convert", str(tmp_path / "a.ctf"), str(tmp_path / "t.tfrecord")]) == 0
     assert main(["convert", str(tmp_path / "t.tfrecord"), str(tmp_path / "c.ctf")]) == 2
     assert "--stream specs are needed" in capsys.readouterr().err
@@ -103,4 +104,6 @@ def test_inspect_tfrecord_and_tfds(tmp_path: Path, capsys) -> None:
     assert "shards:    all present, lengths match shardLengths" in out
     (d / "toy-test.tfrecord-00000-of-00001").unlink()
     report = json.loads(_run_json(["inspect", str(d), "--verify", "--json"]))
-    assert report["problems"] == ["toy-test.tfrecord-00000-of-00001: missing (1 examples expected)"]
+    assert report["problems"] == 1
+    assert report["first_problems"] == ["toy-test.tfrecord-00000-of-00001: missing (1 examples "
+                                        "expected)"]

@@ -49,7 +49,7 @@ def test_unknown_command(capsys: pytest.CaptureFixture) -> None:
 
 def test_missing_argument(capsys: pytest.CaptureFixture) -> None:
     assert main(["inspect"]) == 2
-    assert "the following arguments are required: FILE" in capsys.readouterr().err
+    assert "the following arguments are required: PATH" in capsys.readouterr().err
 
 
 def test_missing_file_is_a_usage_error(capsys: pytest.CaptureFixture, tmp_path) -> None:
@@ -60,8 +60,15 @@ def test_missing_file_is_a_usage_error(capsys: pytest.CaptureFixture, tmp_path) 
 
 
 def test_a_directory_is_not_a_file(capsys: pytest.CaptureFixture, tmp_path) -> None:
+    # a folder is read only as a TFDS dataset (it needs dataset_info.json)
     assert main(["inspect", str(tmp_path)]) == 2
-    assert "should be a regular file" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "PATH should be a file or a TFDS dataset folder" in err
+    assert "it has no dataset_info.json" in err
+    (tmp_path / "3.0.1").mkdir()
+    (tmp_path / "3.0.1" / "dataset_info.json").write_text("{}")
+    assert main(["validate", str(tmp_path)]) == 2
+    assert f"give one of them: {tmp_path / '3.0.1'}" in capsys.readouterr().err
 
 
 def test_python_m_runs_the_demo() -> None:

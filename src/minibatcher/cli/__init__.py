@@ -1,10 +1,14 @@
 """The ``minibatcher`` command line: ``demo``, ``inspect``, ``validate``, ``cat`` and ``convert``.
 
-Exit status, the same for every subcommand: 0 on success; 1 when the data has
-errors, cannot be read, or has no sequence at all (an empty, blank or
-comment-only file, with or without ``--stream``); 2 for a bad command line or
-configuration (unknown option, bad ``--stream`` spec, missing file, invalid
-config, a file named in a config that does not exist).
+Every command reads every format (CTF, HTK features with SCP lists and MLF
+labels, TFRecord, TFDS folders, text, CNTK configs), detected by
+:mod:`minibatcher.formats.detect`. Exit status, the same for every
+subcommand: 0 on success; 1 when the data has errors (``validate``), cannot be
+read, or has no sequence at all (an empty, blank or comment-only file); 2 for
+a bad command line or configuration (unknown option, bad ``--stream`` spec,
+missing file, invalid config, a file named in a config that does not exist).
+Error advice names the command's flags (``--max-errors N``), not the Python
+arguments the library's messages name.
 
 Progress bars (files over 64 MiB, with tqdm) are drawn only when stderr is a
 terminal, so logs never get ``\\r`` lines; ``--progress`` / ``--no-progress``
@@ -25,17 +29,21 @@ import sys
 from typing import Sequence
 
 from ..errors import ConfigError, MinibatcherError
-from . import cat, common, convert, demo, inspect, validate
+from . import cat, common, convert, demo, inspect, validate, wording
 
 __all__ = ["build_parser", "main"]
 
 _COMMANDS = (demo, inspect, validate, cat, convert)
 
 _EPILOG = """\
-exit status: 0 success; 1 the data has errors, could not be read, or has no
-sequence (an empty, blank or comment-only file); 2 bad command line or configuration
-(unknown option, bad --stream spec, missing file, invalid config, a file named in a
-config that does not exist). The same for every command.
+formats (detected from the content, then the name; --format to say it): CTF,
+HTK feature files, SCP lists, MLF labels, TFRecord files, TFDS dataset folders,
+UTF-8 text, CNTK configs. `minibatcher COMMAND --help` says what each reads.
+
+exit status: 0 success; 1 the data has errors (validate), could not be read, or has
+no sequence (an empty, blank or comment-only file); 2 bad command line or
+configuration (unknown option, bad --stream spec, missing file, invalid config, a
+file named in a config that does not exist). The same for every command.
 Progress bars on files over 64 MiB are drawn only when stderr is a terminal
 (--progress/--no-progress to force) and need tqdm: pip install 'minibatcher[cli]'."""
 
@@ -49,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="minibatcher", epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Deterministic, resumable minibatches from CNTK text format (CTF) files.")
+        description="Inspect, validate, print and convert training data of the CNTK / HTK / "
+                    "TensorFlow world: CTF, HTK + SCP + MLF, TFRecord, TFDS folders, text.")
     from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"minibatcher {__version__}")
@@ -58,28 +67,33 @@ def build_parser() -> argparse.ArgumentParser:
         sub = module.add_parser(commands)
         if module is not demo:  # demo reads small files only
             common.add_progress_option(sub)
-        sub.set_defaults(run=module.run)
+        sub.set_defaults(run=module.run, flags=wording.flags_of(sub))
     return parser
 
 
-def _report(command: str, error: BaseException) -> None:
-    print(f"minibatcher {command}: error: {error}", file=sys.stderr)
+def _report(args: argparse.Namespace, error: BaseException) -> None:
+    message = wording.to_cli(str(error), getattr(args, "flags", {}))
+    print(f"minibatcher {args.command}: error: {message}", file=sys.stderr)
 
 
 def _run(args: argparse.Namespace) -> int:
     try:
-        with common.progress_mode(getattr(args, "progress", None)):
+        with common.progress_mode(getattr(args, "progress", None)), \
+                wording.cli_logging(getattr(args, "flags", {})):
             return int(args.run(args))
     except BrokenPipeError:
         raise  # handled by main(); not a problem of the data
     except ConfigError as e:  # includes bad command lines (UsageError)
-        _report(args.command, e)
+        _report(args, e)
         return 2
     except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
-        _report(args.command, e)
+        _report(args, e)
+        return 2
+    except ImportError as e:  # an optional dependency (pyarrow, tqdm, Pillow) is missing
+        _report(args, e)
         return 2
     except (MinibatcherError, OSError) as e:
-        _report(args.command, e)
+        _report(args, e)
         return 1
 
 

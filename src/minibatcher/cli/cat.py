@@ -1,8 +1,12 @@
-"""``minibatcher cat CONFIG_OR_FILE``: minibatches as JSON lines, for debugging.
+"""``minibatcher cat PATH``: what a reader delivers, as JSON lines, for debugging.
 
-One line per minibatch: ``{"minibatch": i, "end_of_sweep": bool, "streams":
-{name: {"keys", "lengths", "values"}}}``; dense ``values`` hold one list per
-sample, sparse streams give CSR arrays (``indptr``, ``indices``, ``values``).
+Files the engine reads (CTF, SCP lists with ``--mlf`` labels, MLFs, configs)
+print one line per minibatch: ``{"minibatch": i, "end_of_sweep": bool,
+"streams": {name: {"keys", "names", "lengths", "values"}}}`` (``names`` where
+the reader names its sequences: utterances); dense ``values`` hold one list
+per sample, sparse streams give CSR arrays (``indptr``, ``indices``,
+``values``). Record formats (TFRecord, TFDS, text, an HTK file) print one
+line per example with its name (:mod:`.cat_records`).
 
 Example:
     >>> import tempfile, pathlib
@@ -31,18 +35,25 @@ from ..engine.source import MinibatchSource
 from ..formats.ctf import CTFDeserializer
 from . import common
 
-HELP = "print minibatches of a config's reader or of a CTF file as JSON lines"
-_DESCRIPTION = HELP + """.
+HELP = "print what a reader delivers as JSON lines (minibatches or examples, with names)"
+_DESCRIPTION = """\
+Print what a reader delivers, as JSON lines.
 
-CONFIG_OR_FILE is a BrainScript/legacy config when it ends in .cntk or when
---section is given (its reader section declares the streams; relative file
-paths are resolved against the config's folder); otherwise it is a CTF file
-read with the --stream specs (default: the streams found by a survey).
+Minibatches (one line each; --minibatch-size, --count, --sweeps, --seed):
+  CTF file    read with the --stream specs (default: the surveyed streams)
+  config      a .cntk file or --section: its reader section (relative paths
+              resolve against the config's folder)
+  SCP list    HTK features, with labels from --mlf (--labels or --label-dim);
+              every stream lists the utterance names
+  MLF         the labels alone (--labels STATE_LIST or --label-dim N)
+A file is read in file order unless --seed is given (then randomized with that
+seed); a config keeps its own randomization unless --no-randomize (or --seed).
 
-Defaults: minibatches of 8 samples, 1 sweep, all minibatches of that sweep.
-A CTF file is read in file order unless --seed is given (then randomized with
-that seed); a config keeps its own randomization unless --no-randomize (or
---seed, to change its seed) is given."""
+Examples (one line each, with a name; --count N for the first N):
+  TFRecord    every record, decoded when it is a tf.train.Example
+  TFDS folder the examples of --split (default: train) with their tfds_id
+  text        every line, with its number
+  HTK file    the file's frames"""
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -55,7 +66,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     """
     parser = commands.add_parser("cat", help=HELP, description=_DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("source", metavar="CONFIG_OR_FILE", help="a .cntk config or a CTF file")
+    parser.add_argument("source", metavar="PATH", help="a file or TFDS folder (any format)")
+    common.add_format_option(parser)
     parser.add_argument("--section", metavar="NAME",
                         help="config section whose reader is used (default: a top-level reader)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -75,13 +87,29 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--minibatch-size", type=int, default=8, metavar="N",
                         help="samples per minibatch (default: %(default)s)")
     parser.add_argument("--count", type=int, metavar="N",
-                        help="print at most N minibatches (default: all)")
+                        help="print at most N minibatches or examples (default: all)")
     order = parser.add_mutually_exclusive_group()
     order.add_argument("--no-randomize", action="store_true", help="read in file order")
     order.add_argument("--seed", type=int, metavar="N", help="randomize with seed N")
     parser.add_argument("--sweeps", type=int, default=1, metavar="N",
                         help="sweeps over the data (default: %(default)s)")
+    _add_speech_options(parser)
+    parser.add_argument("--split", default="train", help="TFDS: the split to print (default: "
+                        "%(default)s; any split spec such as 'test[:10]')")
+    parser.add_argument("--no-verify-crc", dest="verify_crc", action="store_false",
+                        help="TFRecord and TFDS: read without checking the records' data CRCs")
     return parser
+
+
+def _add_speech_options(parser: argparse.ArgumentParser) -> None:
+    speech = parser.add_argument_group("SCP lists and MLFs")
+    speech.add_argument("--mlf", action="append", default=[], metavar="FILE",
+                        help="SCP: an MLF with the utterances' labels (repeatable)")
+    speech.add_argument("--labels", metavar="FILE", help="the state list (label mapping file)")
+    speech.add_argument("--label-dim", type=int, metavar="N",
+                        help="the number of classes (default: the state list's length)")
+    speech.add_argument("--context", default="0:0", metavar="L:R",
+                        help="SCP: frames of context added left and right (default: 0:0)")
 
 
 def parse_overrides(items: list[str]) -> dict[str, str]:
@@ -99,10 +127,6 @@ def parse_overrides(items: list[str]) -> dict[str, str]:
                                     f"but got --set={item!r}")
         overrides[key.strip()] = value.strip()
     return overrides
-
-
-def _is_config(args: argparse.Namespace) -> bool:
-    return args.section is not None or Path(args.source).suffix.lower() == ".cntk"
 
 
 def _order_options(args: argparse.Namespace, config: bool) -> dict[str, Any]:
@@ -126,7 +150,7 @@ def _config_source(args: argparse.Namespace, path: Path) -> MinibatchSource:
 
 def _ctf_source(args: argparse.Namespace, path: Path) -> MinibatchSource:
     if args.set:
-        raise common.UsageError("--set applies to configs only (a .cntk file or --section)")
+        raise common.UsageError("--set applies to configs only (a config file or --section)")
     if args.stream:
         defs = common.stream_defs(args.stream)
     else:
@@ -163,7 +187,11 @@ def stream_json(data: MinibatchData) -> dict[str, Any]:
         >>> stream_json(data)
         {'keys': [7], 'lengths': [1], 'values': [[0.1, 2.0]]}
     """
-    out: dict[str, Any] = {"keys": [int(k) for k in data.keys], "lengths": data.lengths.tolist()}
+    out: dict[str, Any] = {"keys": [int(k) for k in data.keys]}
+    names = data.names
+    if names is not None:
+        out["names"] = names
+    out["lengths"] = data.lengths.tolist()
     if data.is_sparse:
         csr = data.values
         out.update(indptr=np.asarray(csr.indptr).tolist(), indices=np.asarray(csr.indices).tolist(),
@@ -184,24 +212,61 @@ def minibatch_json(i: int, mb: Minibatch) -> str:
     return json.dumps({"minibatch": i, "end_of_sweep": mb.end_of_sweep, "streams": streams})
 
 
+def _speech_source(args: argparse.Namespace, kind: str, path: Path) -> MinibatchSource:
+    """The source of an SCP list (with its --mlf labels) or of an MLF alone."""
+    from ..formats.htk import HTKFeatureDeserializer, HTKMLFDeserializer, read_state_list
+    from ..streams import StreamDef
+    from .convert_htk import context_of
+
+    labels = str(common.existing_file(args.labels, "--labels")) if args.labels else None
+    mlf = [str(path)] if kind == "mlf" else [str(common.existing_file(m, "--mlf"))
+                                             for m in args.mlf]
+    dim = len(read_state_list(labels)) if labels else args.label_dim
+    if mlf and dim is None:
+        raise common.UsageError("--label-dim (the number of classes) is needed without --labels")
+    errors = {"max_errors": args.max_errors or 0}
+    parts: list[Any] = []
+    if kind == "scp":
+        left, right = context_of(args.context)
+        context = (left, right) if left or right else None
+        parts.append(HTKFeatureDeserializer(
+            {"features": StreamDef(scp=str(path), context=context)}, base_dir=args.base_dir,
+            **errors))
+    if mlf:
+        parts.append(HTKMLFDeserializer(labels, {"labels": StreamDef(mlf=mlf, shape=dim)},
+                                        **errors))
+    return MinibatchSource(parts, max_sweeps=args.sweeps, **_order_options(args, False))
+
+
+def _source(args: argparse.Namespace, kind: str, path: Path) -> MinibatchSource:
+    if kind == "config" or args.section is not None:
+        return _config_source(args, path)
+    if kind == "ctf":
+        return _ctf_source(args, path)
+    return _speech_source(args, kind, path)
+
+
 def run(args: argparse.Namespace) -> int:
     """Runs ``cat``.
 
     Example:
-        >>> run(argparse.Namespace(source="/no/such.ctf", minibatch_size=1, count=None, sweeps=1,
-        ...                        seed=None))
+        >>> run(argparse.Namespace(source="/no/such.ctf", format=None, minibatch_size=1,
+        ...                        count=None, sweeps=1, seed=None))
         Traceback (most recent call last):
         ...
-        minibatcher.cli.common.UsageError: CONFIG_OR_FILE should be an existing file, but got CONFIG_OR_FILE='/no/such.ctf' (no such file)
+        minibatcher.cli.common.UsageError: PATH should be an existing file, but got PATH='/no/such.ctf' (no such file)
     """
     common.check_positive("--minibatch-size", args.minibatch_size)
     common.check_positive("--count", args.count, minimum=0)
     common.check_positive("--sweeps", args.sweeps)
     common.check_positive("--seed", args.seed, minimum=0)
     common.check_positive("--max-errors", getattr(args, "max_errors", None), minimum=0)
-    path = common.existing_file(args.source, "CONFIG_OR_FILE")
-    source = _config_source(args, path) if _is_config(args) else _ctf_source(args, path)
-    with source:
+    found = common.detect(args.source, args, "PATH")
+    if found.format in ("tfrecord", "tfds", "text", "htk") and args.section is None:
+        from .cat_records import print_examples
+
+        return print_examples(found.format, Path(found.path), args)
+    with _source(args, found.format, Path(found.path)) as source:
         minibatches = itertools.islice(source.minibatches(args.minibatch_size), args.count)
         for i, mb in enumerate(minibatches):
             print(minibatch_json(i, mb))

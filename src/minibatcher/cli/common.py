@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..errors import ConfigError, FormatError
+from ..formats.detect import FORMATS, Detected, UnknownFormatError, detect_format
 from ..formats.ctf.auto_streams import stream_defs_from_survey, survey_file_blocks
 from ..formats.ctf.survey import StreamSurvey, survey  # noqa: F401 (the examples use survey)
 from ..streams import StreamDef, StreamDefs
@@ -131,6 +132,67 @@ def existing_file(path: str, what: str = "FILE") -> Path:
     if not p.is_file():
         raise UsageError(f"{what} should be a regular file, but got {what}={path!r} (not a file)")
     return p
+
+
+def add_format_option(parser: argparse.ArgumentParser) -> None:
+    """Adds ``--format`` (the input's format; default: detected).
+
+    Example:
+        >>> p = argparse.ArgumentParser(); add_format_option(p)
+        >>> p.parse_args(["--format", "scp"]).format
+        'scp'
+    """
+    parser.add_argument("--format", choices=list(FORMATS), default=None, type=str.lower,
+                        help="the input's format (default: detected from its content, then "
+                             "its extension); one of: " + ", ".join(FORMATS))
+
+
+def detect(path: str, args: argparse.Namespace, what: str = "FILE") -> Detected:
+    """The format of ``path`` (``--format`` when given); a missing path is a
+    :class:`UsageError` naming the argument ``what``.
+
+    Example:
+        >>> detect("/no/such.ctf", argparse.Namespace(format=None))
+        Traceback (most recent call last):
+        ...
+        minibatcher.cli.common.UsageError: FILE should be an existing file, but got FILE='/no/such.ctf' (no such file)
+    """
+    if not Path(path).exists():
+        existing_file(path, what)
+    try:
+        return detect_format(path, getattr(args, "format", None))
+    except UnknownFormatError as e:
+        if Path(path).is_dir():  # a folder that is no dataset: a bad argument
+            raise UsageError(f"{what} should be a file or a TFDS dataset folder, but got "
+                             f"{what}={path!r}: {str(e).split(': ', 1)[-1]}") from None
+        raise
+
+
+def compression_of(path: str | Path, given: str | None) -> str:
+    """``--compression`` when given, else the TFRecord file's own (detected).
+
+    Example:
+        >>> compression_of("any.tfrecord", "GZIP")
+        'GZIP'
+    """
+    from ..formats.sniff import tfrecord_compression
+
+    return given if given else tfrecord_compression(str(path))
+
+
+def read_file(path: str | Path, what: str) -> bytes:
+    """A whole (small) file through :class:`GuardedFile` (regular files only;
+    a change while reading is an error).
+
+    Example:
+        >>> import tempfile
+        >>> p = Path(tempfile.mkdtemp()) / "s.list"; _ = p.write_text("a\\nb\\n")
+        >>> read_file(p, "state list")
+        b'a\\nb\\n'
+    """
+    from ..convert.examples import read_small
+
+    return read_small(path, what)
 
 
 #: ``--progress`` / ``--no-progress`` of the running command (None: only on a

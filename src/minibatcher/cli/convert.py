@@ -1,17 +1,8 @@
-"""``minibatcher convert INPUT OUTPUT``: between data formats, dispatched by
-the kind of the input (and of the output).
+"""``minibatcher convert INPUT OUTPUT``: between data formats.
 
-Kinds: ``ctf`` (CNTK text format) and ``tfrecord`` (tf.train.Examples).
-The input kind is detected (a TFRecord file starts with a valid frame
-header) unless ``--from`` says it; the output kind comes from ``--to`` or the
-output's extension (``.tfrecord`` / ``.ctf``, ``.txt``). New converters
-register in :data:`CONVERTERS`.
-
-CTF <-> TFRecord layout, one Example per CTF sequence: ``sequence_id``
-(int64, the CTF key); a dense stream ``x`` of dimension d is ``x``
-(float_list, samples x d values, row-major); a sparse stream ``y`` is
-``y/indices`` (int64), ``y/values`` (float) and ``y/lengths`` (int64, the
-non-zeros of each sample). TFRecord -> CTF needs the ``--stream`` specs.
+Every input becomes examples (:mod:`minibatcher.convert`, one per CTF
+sequence, utterance, record, line or TFDS example) and is written as TFRecord
+files, a TFDS dataset folder, Parquet, or (from TFRecord and SCP) CTF.
 
 Example:
     >>> import tempfile, pathlib
@@ -30,6 +21,9 @@ Example:
     0 |x 1 2 |y 3:1
     0 |x 3 4
     1 |x 5 6 |y 0:2
+    >>> main(["convert", str(d / "in.ctf"), str(d / "ds"), "--to", "tfds"])  # doctest: +ELLIPSIS
+    converted 2 sequences: ctf -> tfds (.../ds: split 'train' of dataset 'in', 1 shard)
+    0
 """
 
 from __future__ import annotations
@@ -37,20 +31,35 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-import numpy as np
-
-from ..formats.ctf import CTFDeserializer
-from ..formats.tfrecord import ExampleDecoder, TFRecordFile, TFRecordWriter, encode_example
-from ..streams import StreamDefs
+from .. import convert as lib
 from . import common
+from .convert_ctf import tfrecord_to_ctf
 from .convert_htk import add_arguments as add_htk_arguments
-from .convert_htk import looks_like_scp, scp_to_ctf
-from .inspect_records import looks_like_tfrecord
+from .convert_htk import scp_to_ctf
+from .inspect_records import expand
 
-HELP = "convert between data formats (CTF <-> TFRecord, HTK + MLF -> CTF)"
-_EXTENSIONS = {".tfrecord": "tfrecord", ".tfrecords": "tfrecord", ".ctf": "ctf", ".txt": "ctf"}
+HELP = "convert between formats: to TFRecord, a TFDS folder, Parquet or CTF"
+TARGETS = ("tfrecord", "tfds", "parquet", "ctf")
+SOURCES = ("ctf", "scp", "tfrecord", "text", "tfds")
+_EXTENSIONS = {".tfrecord": "tfrecord", ".tfrecords": "tfrecord", ".parquet": "parquet",
+               ".pq": "parquet", ".ctf": "ctf"}
+_DESCRIPTION = """\
+Convert a file or dataset to another format.
+
+INPUT (format detected; --format to say it): a CTF file (one example per
+sequence; --stream, default: the surveyed streams), an SCP list with --mlf
+labels (one per utterance: name, frames, a class per frame), TFRecord files of
+tf.train.Examples (one per record; a pattern such as 'd/*.tfrecord-*' for
+several), a text file (one per line), or a TFDS folder (--split).
+
+OUTPUT (--to, default from its extension): .tfrecord (tf.train.Examples),
+.parquet (Parquet for Hugging Face datasets; needs pyarrow), a folder with
+--to tfds (a TFDS dataset: shards named and sized as TFDS does,
+dataset_info.json, features.json; tfds.builder_from_directory opens it, and
+--split adds another split to it), or .ctf (from TFRecord files in the CTF
+layout, with --stream; from an SCP list with --mlf)."""
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -61,140 +70,123 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         >>> add_parser(p).parse_args(["a.ctf", "b.tfrecord", "--to", "tfrecord"]).to
         'tfrecord'
     """
-    parser = commands.add_parser("convert", help=HELP, description=__doc__.split("Example:")[0],
+    parser = commands.add_parser("convert", help=HELP, description=_DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("input", metavar="INPUT", help="the file to convert")
-    parser.add_argument("output", metavar="OUTPUT", help="the file to write")
-    parser.add_argument("--from", dest="source", choices=sorted({k for k, _ in CONVERTERS}),
-                        help="the input's kind (default: detected)")
-    parser.add_argument("--to", choices=sorted({k for _, k in CONVERTERS}),
-                        help="the output's kind (default: from OUTPUT's extension)")
+    parser.add_argument("input", metavar="INPUT", help="the file, pattern or folder to convert")
+    parser.add_argument("output", metavar="OUTPUT", help="the file or folder to write")
+    common.add_format_option(parser)
+    parser.add_argument("--from", dest="format", choices=SOURCES, type=str.lower,
+                        help=argparse.SUPPRESS)  # the name before --format
+    parser.add_argument("--to", choices=TARGETS, type=str.lower,
+                        help="the output's format (default: from OUTPUT's extension)")
     parser.add_argument("--stream", action="append", default=[], metavar="SPEC",
-                        help="NAME:DIM:dense|sparse[:ALIAS] (repeatable; CTF input default: "
-                             "the streams found by a survey; required for TFRecord input)")
+                        help="CTF: NAME:DIM:dense|sparse[:ALIAS] (repeatable; CTF input default: "
+                             "the streams found by a survey; required for TFRecord -> CTF)")
     parser.add_argument("--compression", choices=["GZIP", "ZLIB"], default=None,
-                        help="TFRecord compression (input or output)")
+                        help="TFRecord output: its compression (an input's is detected)")
+    parser.add_argument("--max-errors", type=int, default=0, metavar="N",
+                        help="skip up to N malformed items (CTF values and lines, SCP lines, "
+                             "archives and utterances, MLF entries, corrupted TFRecord records; "
+                             "each is reported) (default: 0)")
+    parser.add_argument("--no-verify-crc", dest="verify_crc", action="store_false",
+                        help="TFRecord input: read without checking the records' data CRCs")
+    tfds = parser.add_argument_group("TFDS folders (input or output)")
+    tfds.add_argument("--split", default="train", help="the split written or read "
+                      "(default: %(default)s)")
+    tfds.add_argument("--name", help="the dataset's name (default: from INPUT's file name)")
+    tfds.add_argument("--version", default="1.0.0", help="the dataset's version "
+                      "(default: %(default)s)")
+    tfds.add_argument("--num-shards", type=int, metavar="N",
+                      help="shards to write (default: TFDS's rule, 64 MiB to 1 GiB each)")
+    tfds.add_argument("--allow-shuffling", action="store_true",
+                      help="do not record the input's order (disableShuffling false): readers "
+                           "may then interleave shards (TFDS's default order) and shuffle files")
     add_htk_arguments(parser)
     return parser
 
 
-def detect_kind(path: str) -> str:
-    """The kind of an input file.
-
-    Example:
-        >>> detect_kind("/no/such.ctf")
-        'ctf'
-    """
-    if looks_like_scp(path):
-        return "scp"
-    return "tfrecord" if looks_like_tfrecord(path) else "ctf"
-
-
-def _defs(args: argparse.Namespace, path: Path) -> StreamDefs:
-    if args.stream:
-        return common.stream_defs(args.stream)
-    return common.surveyed_streams(common.survey_file(path))
+def _target(args: argparse.Namespace) -> str:
+    if args.to:
+        return args.to
+    if Path(args.output).is_dir() or args.output.endswith(os.sep):
+        return "tfds"
+    target = _EXTENSIONS.get(os.path.splitext(args.output)[1].lower())
+    if target is None:
+        raise common.UsageError(f"--to should name the output format ({', '.join(TARGETS)}) "
+                                f"when OUTPUT's extension does not, but got "
+                                f"OUTPUT={args.output!r}")
+    return target
 
 
-def ctf_to_tfrecord(args: argparse.Namespace) -> int:
-    """CTF sequences -> tf.train.Examples; returns the number written."""
-    path = common.existing_file(args.input, "INPUT")
-    defs = _defs(args, path)
-    names = list(defs)
-    reader = CTFDeserializer(str(path), defs)
-    table = reader.table()
-    keys, count = table.keys, 0
-    with TFRecordWriter(args.output, args.compression) as w:
-        for c in range(table.num_chunks):
-            chunk = reader.load_chunk(c)
-            first = int(table.chunk_starts[c])
-            records = []
-            for i in range(chunk.num_sequences):
-                ex: dict[str, Any] = {"sequence_id": np.array([int(keys[first + i])])}
-                for name, s in zip(names, chunk.streams):
-                    sl = s.sequence_slice(i)
-                    if s.is_sparse:
-                        lo, hi = int(s.indptr[sl.start]), int(s.indptr[sl.stop])
-                        ex[f"{name}/indices"] = np.asarray(s.indices[lo:hi], np.int64)
-                        ex[f"{name}/values"] = np.asarray(s.values[lo:hi], np.float32)
-                        ex[f"{name}/lengths"] = np.diff(
-                            s.indptr[sl.start:sl.stop + 1]).astype(np.int64)
-                    else:
-                        ex[name] = np.asarray(s.values[sl], np.float32).reshape(-1)
-                records.append(encode_example(ex))
-            w.write_many(records)
-            count += len(records)
-    return count
+def _source(args: argparse.Namespace) -> tuple[str, lib.ExampleSource | None]:
+    """The input's format, and its examples (None: a CTF writer reads it itself)."""
+    paths = expand([args.input])
+    found = common.detect(paths[0], args, "INPUT")
+    kind = found.format
+    if kind not in SOURCES:
+        raise common.UsageError(f"INPUT: {found.describe()}; convert reads {', '.join(SOURCES)} "
+                                "(an SCP list with --mlf for its labels)")
+    if _target(args) == "ctf":
+        return kind, None
+    if kind == "ctf":
+        defs = common.stream_defs(args.stream) if args.stream else None
+        return kind, lib.ctf_examples(found.path, defs, max_errors=args.max_errors)
+    if kind == "scp":
+        return kind, _htk_source(args, found.path)
+    if kind == "tfrecord":
+        return kind, lib.tfrecord_examples(paths, verify_crc=args.verify_crc,  # compression found
+                                           max_errors=args.max_errors)
+    if kind == "text":
+        return kind, lib.text_examples(found.path)
+    return kind, lib.tfds_examples(found.path, args.split)
 
 
-def _number(v: float) -> str:
-    return np.format_float_positional(np.float32(v), trim="-")
+def _htk_source(args: argparse.Namespace, scp: str) -> lib.ExampleSource:
+    from .convert_htk import context_of
+
+    mlf = [str(common.existing_file(m, "--mlf")) for m in args.mlf]
+    labels = str(common.existing_file(args.labels, "--labels")) if args.labels else None
+    if mlf and labels is None and args.label_dim is None:
+        raise common.UsageError("--label-dim (the number of classes) is needed without --labels")
+    left, right = context_of(args.context)
+    return lib.htk_examples(scp, mlf, labels=labels, label_dim=args.label_dim,
+                            context=(left, right) if left or right else None,
+                            base_dir=Path(args.base_dir) if args.base_dir else None,
+                            max_errors=args.max_errors)
 
 
-def _lines(key: int, cols: dict, i: int, defs: StreamDefs) -> list[str]:
-    per: dict[str, list[str]] = {}
-    for name, sd in defs.items():
-        if sd.is_sparse:
-            lengths, idx = cols[f"{name}/lengths"].row(i), cols[f"{name}/indices"].row(i)
-            vals, out, pos = cols[f"{name}/values"].row(i), [], 0
-            for n in ([] if lengths is None else lengths.tolist()):
-                out.append(" ".join(f"{int(idx[pos + j])}:{_number(vals[pos + j])}"
-                                    for j in range(n)))
-                pos += n
-        else:
-            vals = cols[name].row(i)
-            dim = int(np.prod(sd.shape)) if not isinstance(sd.shape, int) else sd.shape
-            rows = [] if vals is None else vals.reshape(-1, dim)
-            out = [" ".join(_number(v) for v in row) for row in rows]
-        per[sd.field or name] = out
-    n = max((len(v) for v in per.values()), default=0)
-    return [f"{key} " + " ".join(f"|{f} {v[r]}".rstrip() for f, v in per.items() if r < len(v))
-            for r in range(n)]
+def _write(target: str, source: lib.ExampleSource, args: argparse.Namespace) -> str:
+    """Writes ``source``; returns what was written, for the last line."""
+    with common.progress_bar(source.count or 0, "convert", unit="ex") as update:
+        if target == "tfrecord":
+            lib.write_tfrecord(source, args.output, args.compression, update)
+            return ""
+        if target == "parquet":
+            lib.write_parquet(source, args.output, update)
+            return ""
+        common.check_positive("--num-shards", args.num_shards)
+        info = lib.write_tfds(source, args.output, split=args.split, name=args.name,
+                              version=args.version, num_shards=args.num_shards,
+                              disable_shuffling=not args.allow_shuffling, progress=update)
+    from ..tfds.info import load_info
 
-
-def tfrecord_to_ctf(args: argparse.Namespace) -> int:
-    """tf.train.Examples -> CTF sequences; returns the number written."""
-    if not args.stream:
-        raise common.UsageError("--stream specs are needed to convert TFRecord to CTF "
-                                "(e.g. --stream x:2:dense --stream y:5:sparse)")
-    defs = common.stream_defs(args.stream)
-    wanted: dict[str, str] = {"sequence_id": "int64"}
-    for name, sd in defs.items():
-        wanted.update({f"{name}/indices": "int64", f"{name}/values": "float",
-                       f"{name}/lengths": "int64"} if sd.is_sparse else {name: "float"})
-    decoder = ExampleDecoder(wanted)
-    f = TFRecordFile(common.existing_file(args.input, "INPUT"), args.compression)
-    count = 0
-    with open(args.output, "w", encoding="utf-8") as out:
-        for batch in f.batches():
-            cols = decoder.decode(batch, lambda i: f"{args.input} record {batch.positions[i]}")
-            for i in range(len(batch)):
-                ids = cols["sequence_id"].row(i)
-                key = int(ids[0]) if ids is not None and len(ids) else int(batch.positions[i])
-                out.writelines(line + "\n" for line in _lines(key, cols, i, defs))
-                count += 1
-    return count
-
-
-CONVERTERS: dict[tuple[str, str], Callable[[argparse.Namespace], int]] = {
-    ("ctf", "tfrecord"): ctf_to_tfrecord,
-    ("tfrecord", "ctf"): tfrecord_to_ctf,
-    ("scp", "ctf"): scp_to_ctf,
-}
+    name = load_info(args.output).name
+    return (f" ({args.output}: split {info.name!r} of dataset {name!r}, {info.num_shards} "
+            f"shard{'s' if info.num_shards > 1 else ''})")
 
 
 def run(args: argparse.Namespace) -> int:
     """Runs ``convert``."""
-    source = args.source or detect_kind(args.input)
-    target = args.to or _EXTENSIONS.get(os.path.splitext(args.output)[1].lower())
-    if target is None:
-        kinds = ", ".join(sorted({k for _, k in CONVERTERS}))
-        raise common.UsageError(f"--to should name the output kind ({kinds}) when OUTPUT's "
-                                f"extension does not, but got OUTPUT={args.output!r}")
-    convert = CONVERTERS.get((source, target))
-    if convert is None:
-        pairs = ", ".join(f"{a} -> {b}" for a, b in CONVERTERS)
-        raise common.UsageError(f"cannot convert {source} to {target}; supported: {pairs}")
-    count = convert(args)
-    print(f"converted {count} sequences: {source} -> {target}")
+    common.check_positive("--max-errors", args.max_errors, minimum=0)
+    target = _target(args)
+    kind, source = _source(args)
+    if target == "ctf":
+        if kind not in ("tfrecord", "scp"):
+            raise common.UsageError(f"cannot convert {kind} to ctf; CTF is written from "
+                                    "tfrecord (with --stream) and scp (with --mlf)")
+        count = (tfrecord_to_ctf if kind == "tfrecord" else scp_to_ctf)(args)
+        print(f"converted {count} sequences: {kind} -> ctf")
+        return 0
+    note = _write(target, source, args)
+    print(f"converted {source.count} {source.what}: {kind} -> {target}{note}")
     return 0

@@ -41,7 +41,7 @@ from . import common
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of the SCP -> CTF conversion."""
-    group = parser.add_argument_group("HTK features + MLF labels -> CTF (INPUT is an SCP file)")
+    group = parser.add_argument_group("HTK features + MLF labels (INPUT is an SCP list)")
     group.add_argument("--mlf", action="append", default=[], metavar="FILE",
                        help="an MLF with the utterances' labels (repeatable)")
     group.add_argument("--labels", metavar="FILE", default=None,
@@ -55,21 +55,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="relative archive paths in the SCP resolve against DIR (default: the "
                             "working directory, as the Python API and CNTK; '.../NAME' lines name "
                             "files next to the SCP)")
-    group.add_argument("--max-errors", type=int, default=0, metavar="N",
-                       help="skip up to N bad lines, files or utterances (default: 0)")
 
 
-def looks_like_scp(path: str) -> bool:
-    """An input ending in ``.scp`` is an SCP list.
+
+def context_of(text: str) -> tuple[int, int]:
+    """``--context L:R`` as ``(left, right)``.
 
     Example:
-        >>> looks_like_scp("train.SCP"), looks_like_scp("x.ctf")
-        (True, False)
+        >>> context_of("5:5")
+        (5, 5)
     """
-    return path.lower().endswith(".scp")
-
-
-def _context(text: str) -> tuple[int, int]:
     try:
         left, right = (int(v) for v in text.split(":"))
     except ValueError:
@@ -89,7 +84,7 @@ def scp_to_ctf(args: argparse.Namespace) -> int:
     scp = common.existing_file(args.input, "INPUT")
     if not args.mlf:
         raise common.UsageError("--mlf is needed to convert an SCP list (HTK features + labels)")
-    left, right = _context(args.context)
+    left, right = context_of(args.context)
     base = Path(args.base_dir) if args.base_dir else None  # None: the working directory
     features = HTKFeatureDeserializer(
         {"features": StreamDef(scp=str(scp), context=(left, right) if left or right else None)},

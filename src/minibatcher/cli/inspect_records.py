@@ -1,19 +1,20 @@
 """``minibatcher inspect`` of TFRecord shards and TFDS dataset folders.
 
-A TFRecord report gives per file its size, record count and record sizes,
-and the features found in a sample of its records (when they are
-``tf.train.Example`` s). A TFDS report gives the dataset's name, version,
-splits (examples, shards), features (connector, dtype, shape) and, with
-``--verify``, checks every shard against ``shardLengths``.
+A TFRecord report gives per file its size, record count and record sizes, the
+record-size histogram, and the features found in a sample of the records (when
+they are ``tf.train.Example`` s). A TFDS report gives the dataset's name,
+version, splits (examples, shards and their sizes), features, the classes of
+every ClassLabel feature (counted over the first ``max_examples`` examples of
+each split), and with ``verify`` checks every shard against ``shardLengths``.
 
 Example:
     >>> import tempfile, pathlib
     >>> from minibatcher.tfds.testing import write_dataset
     >>> d = write_dataset(pathlib.Path(tempfile.mkdtemp()), {"train": [2, 1]})
     >>> r = collect_tfds(d, verify=True)
-    >>> r["name"], r["splits"][0]["num_examples"], r["problems"]
-    ('toy', 3, [])
-    >>> collect_tfrecord([d / "toy-train.tfrecord-00000-of-00002"], None)[0]["records"]
+    >>> r["name"], r["splits"][0]["num_examples"], r["problems"], r["labels"]["train"]["label"]
+    ('toy', 3, 0, {'0': 1, '1': 1, '2': 1})
+    >>> collect_tfrecord([d / "toy-train.tfrecord-00000-of-00002"], None)["records"]
     2
 """
 
@@ -21,54 +22,30 @@ from __future__ import annotations
 
 import glob
 import os
-import struct
-import zlib
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from ..errors import FormatError
-from ..formats.tfrecord import TFRecordFile, decode_example
-from ..formats.tfrecord.crc import masked_crc32c
+from ..formats.tfrecord import ExampleDecoder, TFRecordFile, decode_example
 from ..tfds.features import FeatureTree, Leaf
 from ..tfds.info import load_info
+from . import common
+from .inspect_ctf import histogram
+from .problems import Problems
 
 SAMPLE = 200
-
-
-def is_tfds_dir(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is a folder with a dataset_info.json."""
-    return os.path.isdir(path) and os.path.exists(os.path.join(path, "dataset_info.json"))
-
-
-def looks_like_tfrecord(path: str | os.PathLike) -> bool:
-    """Whether ``path`` starts with a valid TFRecord frame header, plain or
-    GZIP/ZLIB compressed (or is empty and named like a shard).
-
-    Example:
-        >>> looks_like_tfrecord("/no/such/file")
-        False
-    """
-    try:
-        with open(path, "rb") as f:
-            head = f.read(1 << 12)
-    except OSError:
-        return False
-    if head[:2] == b"\x1f\x8b" or (len(head) > 1 and head[0] == 0x78 and
-                                    (head[0] << 8 | head[1]) % 31 == 0):
-        try:  # GZIP or ZLIB: look at the start of the inflated stream
-            head = zlib.decompressobj(47).decompress(head, 12)
-        except zlib.error:
-            return False
-    head = head[:12]
-    if len(head) < 12:
-        return not head and ".tfrecord" in os.path.basename(path)
-    return struct.unpack("<I", head[8:])[0] == masked_crc32c(head[:8])
+#: Examples per split whose ClassLabel features ``inspect`` counts by default.
+MAX_EXAMPLES = 100_000
 
 
 def expand(paths: Sequence[str]) -> list[str]:
-    """Paths with shell-style patterns expanded (sorted), others as given."""
+    """Paths with shell-style patterns expanded (sorted), others as given.
+
+    Example:
+        >>> expand(["/no/such/*.tfrecord", "a.tfrecord"])
+        ['/no/such/*.tfrecord', 'a.tfrecord']
+    """
     out: list[str] = []
     for p in paths:
         hits = sorted(glob.glob(p)) if any(c in p for c in "*?[") else [p]
@@ -93,23 +70,46 @@ def _features(records: list[bytes]) -> list[dict[str, Any]]:
     return sorted(seen.values(), key=lambda s: s["name"])
 
 
-def collect_tfrecord(paths: Sequence[str | os.PathLike], compression: str | None) -> list[dict]:
-    """One report per file."""
-    out = []
-    for p in paths:
-        f = TFRecordFile(p, compression)
+def _one_file(p: str | os.PathLike, compression: str | None) -> dict[str, Any]:
+    f = TFRecordFile(p, common.compression_of(p, compression))
+    try:
         n = len(f)
         sample = f.read_list(0, min(n, SAMPLE))
         if f.compression_type:
-            sizes = [len(r) for r in sample]
+            sizes = np.array([len(r) for r in sample], np.int64)
         else:  # every record's size, from the index
-            sizes = (np.diff(np.append(f.frames, f.file_size)) - 16).tolist()
-        out.append({"file": str(p), "size": f.file_size, "compression": f.compression_type,
-                    "records": n, "min_bytes": int(min(sizes)) if sizes else 0,
-                    "max_bytes": int(max(sizes)) if sizes else 0,
-                    "features": _features(sample), "sampled": len(sample)})
+            sizes = np.diff(np.append(f.frames, f.file_size)) - 16
+        return {"file": str(p), "size": f.file_size, "compression": f.compression_type,
+                "records": n, "min_bytes": int(sizes.min()) if len(sizes) else 0,
+                "max_bytes": int(sizes.max()) if len(sizes) else 0,
+                "features": _features(sample), "sampled": len(sample), "sizes": sizes}
+    finally:
         f.close()
-    return out
+
+
+def collect_tfrecord(paths: Sequence[str | os.PathLike], compression: str | None) -> dict:
+    """The report of one or more TFRecord files (a file that cannot be framed
+    is a problem; ``error`` when none can be read)."""
+    problems, files, sizes = Problems(), [], []
+    for p in paths:
+        try:
+            entry = _one_file(p, compression)
+        except FormatError as e:
+            problems.add(str(e))
+            continue
+        sizes.append(entry.pop("sizes"))
+        files.append(entry)
+    all_sizes = np.concatenate(sizes) if sizes else np.zeros(0, np.int64)
+    report = {"format": "tfrecord", "files": files, "records": sum(f["records"] for f in files),
+              "bytes": sum(f["size"] for f in files),
+              "features": files[0]["features"] if files else [],
+              "histogram": histogram(all_sizes) if len(all_sizes) else [],
+              "histogram_of": "record bytes" + (" (sampled in compressed files)" if any(
+                  f["compression"] for f in files) else ""),
+              **problems.as_json()}
+    if not files:
+        report["error"] = "no TFRecord file could be read: " + "; ".join(problems.first(3))
+    return report
 
 
 def _describe(tree: FeatureTree | Leaf | None, prefix: str = "") -> list[dict[str, Any]]:
@@ -122,50 +122,116 @@ def _describe(tree: FeatureTree | Leaf | None, prefix: str = "") -> list[dict[st
              "dtype": "string" if tree.dtype == object else tree.dtype.name, "shape": shape}]
 
 
-def collect_tfds(folder: str | os.PathLike, verify: bool) -> dict[str, Any]:
-    """The dataset's description (and shard problems when ``verify``)."""
-    info = load_info(folder)
-    problems: list[str] = []
-    splits = []
+def _verify_shard(path: str, name: str, expected: int, problems: Problems) -> int | None:
+    if not os.path.exists(path):
+        problems.add(f"{name}: missing ({expected} examples expected)")
+        return None
+    try:
+        f = TFRecordFile(path)
+        got, size = len(f), f.file_size
+        f.close()
+    except (FormatError, OSError) as e:
+        problems.add(f"{name}: {e}")
+        return None
+    if got != expected:
+        problems.add(f"{name}: {got} records, but shardLengths says {expected}")
+    return size
+
+
+def add_counts(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``counts`` plus the histogram of the non-negative ``values`` (grown as needed).
+
+    Example:
+        >>> add_counts(np.array([1, 0]), np.array([2, 0, -1])).tolist()
+        [2, 0, 1]
+    """
+    values = np.asarray(values, np.int64)
+    new = np.bincount(values[values >= 0], minlength=len(counts))
+    if len(new) > len(counts):
+        counts = np.pad(counts, (0, len(new) - len(counts)))
+    counts[:len(new)] += new
+    return counts
+
+
+def _class_leaves(info: Any) -> list[Leaf]:
+    tree = info.features
+    leaves = tree.leaves() if isinstance(tree, FeatureTree) else [tree] if tree else []
+    return [leaf for leaf in leaves if leaf.connector == "ClassLabel"]
+
+
+def _class_counts(folder: str, info: Any, split: str, limit: int) -> dict[str, dict[str, int]]:
+    """Classes of every ClassLabel leaf over the first ``limit`` examples of ``split``."""
+    leaves = _class_leaves(info)
+    if not leaves:
+        return {}
+    decoder = ExampleDecoder({leaf.key: "int64" for leaf in leaves})
+    counts = {leaf.key: np.zeros(0, np.int64) for leaf in leaves}
+    left = limit
+    for name, n in zip(info.splits[split].filenames, info.splits[split].shard_lengths):
+        path = os.path.join(folder, name)
+        if left <= 0 or not n or not os.path.exists(path):
+            continue
+        f = TFRecordFile(path)
+        take = min(left, len(f))
+        cols = decoder.decode(f.read(0, take), lambda i: f"{path} record {i}")
+        f.close()
+        left -= take
+        for key in counts:
+            counts[key] = add_counts(counts[key], cols[key].values)
+    return {k: {str(i): int(c) for i, c in enumerate(v.tolist()) if c} for k, v in counts.items()}
+
+
+def collect_tfds(folder: str | os.PathLike, verify: bool,
+                 max_examples: int = MAX_EXAMPLES) -> dict[str, Any]:
+    """The dataset's description, shard sizes, ClassLabel counts, and shard
+    problems when ``verify``."""
+    info, problems = load_info(folder), Problems()
+    splits, labels = [], {}
     for s in info.splits.values():
-        splits.append({"name": s.name, "num_examples": s.num_examples, "num_shards": s.num_shards})
-        if verify:
-            for name, expected in zip(s.filenames, s.shard_lengths):
-                path = os.path.join(info.data_dir, name)
-                if not os.path.exists(path):
-                    problems.append(f"{name}: missing ({expected} examples expected)")
-                    continue
-                try:
-                    got = len(TFRecordFile(path))
-                except (FormatError, OSError) as e:
-                    problems.append(f"{name}: {e}")
-                    continue
-                if got != expected:
-                    problems.append(f"{name}: {got} records, but shardLengths says {expected}")
-    return {"folder": str(folder), "name": info.name, "version": info.version,
+        sizes = []
+        for name, expected in zip(s.filenames, s.shard_lengths):
+            path = os.path.join(info.data_dir, name)
+            size = _verify_shard(path, name, expected, problems) if verify else (
+                os.path.getsize(path) if os.path.exists(path) else None)
+            sizes.append(size)
+        splits.append({"name": s.name, "num_examples": s.num_examples, "num_shards": s.num_shards,
+                       "shard_lengths": list(s.shard_lengths), "shard_bytes": sizes})
+        try:
+            labels[s.name] = _class_counts(info.data_dir, info, s.name, max_examples)
+        except (FormatError, OSError) as e:
+            problems.add(f"split {s.name}: the ClassLabel features could not be counted: {e}")
+    return {"folder": str(folder), "format": "tfds", "name": info.name, "version": info.version,
             "file_format": info.file_format, "splits": splits,
             "features": _describe(info.features),
             "supervised_keys": list(info.supervised_keys or []), "verified": verify,
-            "problems": problems}
+            "labels": labels, "labels_counted_per_split": max_examples, **problems.as_json()}
 
 
-def print_tfrecord(reports: list[dict[str, Any]]) -> None:
-    """Prints :func:`collect_tfrecord` reports."""
-    for r in reports:
-        comp = f", {r['compression']}" if r["compression"] else ""
-        print(f"file:      {r['file']} ({r['size']} B{comp})")
-        print(f"records:   {r['records']} ({r['min_bytes']}..{r['max_bytes']} bytes each)")
-        if r["features"]:
-            print(f"features (tf.train.Example, first {r['sampled']} records):")
-            for s in r["features"]:
-                seen = "" if s["records"] == r["sampled"] else f" (in {s['records']} records)"
+def print_tfrecord(r: dict[str, Any]) -> None:
+    """Prints a :func:`collect_tfrecord` report."""
+    from .inspect_ctf import histogram_items, print_bars, print_problems
+
+    for f in r["files"]:
+        comp = f", {f['compression']}" if f["compression"] else ""
+        print(f"file:      {f['file']} ({f['size']} B{comp})")
+        print(f"records:   {f['records']} ({f['min_bytes']}..{f['max_bytes']} bytes each)")
+        if f["features"]:
+            print(f"features (tf.train.Example, first {f['sampled']} records):")
+            for s in f["features"]:
+                seen = "" if s["records"] == f["sampled"] else f" (in {s['records']} records)"
                 print(f"  {s['name']:<24} {s['kind']:<6} {s['min']}..{s['max']} values{seen}")
-        elif r["records"]:
+        elif f["records"]:
             print("features:  the records are not tf.train.Examples")
+    if len(r["files"]) > 1:
+        print(f"total:     {r['records']} records in {len(r['files'])} files ({r['bytes']} B)")
+    print_bars(f"{r['histogram_of']}:", histogram_items(r["histogram"]))
+    print_problems(r)
 
 
 def print_tfds(r: dict[str, Any]) -> None:
     """Prints a :func:`collect_tfds` report."""
+    from .inspect_ctf import print_bars, print_problems
+
     print(f"dataset:   {r['name']} {r['version']} ({r['file_format']}) in {r['folder']}")
     for s in r["splits"]:
         print(f"split:     {s['name']:<12} {s['num_examples']:>10} examples in "
@@ -176,12 +242,15 @@ def print_tfds(r: dict[str, Any]) -> None:
         print(f"  {f['name']:<24} {f['connector']:<10} {f['dtype']:<8} {shape})")
     if r["supervised_keys"]:
         print(f"supervised: {tuple(r['supervised_keys'])}")
+    for split, features in r["labels"].items():
+        for key, counts in features.items():
+            print_bars(f"classes of {key!r} in {split} (first {r['labels_counted_per_split']} "
+                       "examples at most):", list(counts.items())[:50])
     if r["verified"]:
         print("shards:    " + ("all present, lengths match shardLengths" if not r["problems"]
-                               else f"{len(r['problems'])} problem(s)"))
-        for p in r["problems"]:
-            print(f"  {p}")
+                               else f"{r['problems']} problem(s)"))
+    print_problems(r)
 
 
-__all__ = ["collect_tfds", "collect_tfrecord", "expand", "is_tfds_dir", "looks_like_tfrecord",
-           "print_tfds", "print_tfrecord", "Path"]
+__all__ = ["MAX_EXAMPLES", "add_counts", "collect_tfds", "collect_tfrecord", "expand",
+           "print_tfds", "print_tfrecord"]

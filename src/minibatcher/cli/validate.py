@@ -1,13 +1,9 @@
-"""``minibatcher validate FILE``: parse every chunk and report every error.
+"""``minibatcher validate PATH``: read all of a file or dataset and report every problem.
 
-Errors are collected through ``CTFDeserializer(on_error=..., on_skip=...)``
-(each message names file:line:column and the byte offset and shows the line
-with a caret), followed by a summary of ``deserializer.stats``. The file is
-read with ``skip_incomplete_sequences=True``, so that a sequence that lost a
-stream (fatal when training with the default options) is reported and
-reading goes on: every problem of the file is listed, not just the first of
-each chunk. Exit status 1 when there is any error or incomplete sequence, 0
-otherwise.
+Every problem is printed as it is found, numbered, with its location (file,
+line or byte offset, record or utterance) and what was expected; a summary
+table follows. Exit status 1 when there is any problem, 0 when the data is
+clean. What is checked depends on the format (``--help`` lists it).
 
 Example:
     >>> import tempfile, pathlib
@@ -28,18 +24,25 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..errors import ErrorBudgetExceeded, FileChangedError, FormatError
-from ..formats.ctf import CTFDeserializer
-from ..streams import StreamDefs
-from . import common
+from . import common, validate_ctf, validate_htk, validate_records, validate_text
 
-HELP = "parse every chunk of a CTF file and report every error"
+HELP = "read all of a file or dataset and report every problem (any format)"
 DEFAULT_MAX_ERRORS = 1_000_000
-DEFAULT_CHUNK_SIZE = 1 << 20
-_SUMMARY = (("errors", "errors"), ("skipped_sequences", "lost a stream"),
-            ("zero_filled_samples", "zero-filled samples"),
-            ("unknown_inputs", "unknown inputs"), ("dropped_sequences", "dropped sequences"),
-            ("repeated_ids", "repeated ids"), ("ignored_lines", "ignored lines"))
+_DESCRIPTION = """\
+Read all of a file or dataset and report every problem: where it is, and what
+was expected; then a summary table. Exit status 1 when there is any problem.
+
+What is read and checked, by format (detected; --format to say it):
+  CTF       every chunk with the --stream declarations (default: the streams
+            found by a survey): values, samples, ids, incomplete sequences
+  SCP       every line and archive, then every utterance's frames (--base-dir)
+  MLF       every entry: times, labels (--labels STATE_LIST), duplicates
+  HTK file  the header, the frames and the _K checksum
+  TFRecord  every record's framing and CRCs, and each tf.train.Example
+  TFDS      every shard of every split: presence, record counts against
+            shardLengths, CRCs, and every example against features.json
+  text      every line is UTF-8
+  config    every reader section builds and its data reads"""
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -50,157 +53,56 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         >>> add_parser(p).parse_args(["f.ctf", "--stream", "x:1:dense"]).stream
         ['x:1:dense']
     """
-    parser = commands.add_parser(
-        "validate", help=HELP, description=HELP + ". Without --stream, the streams found by a "
-        "survey of the file are used (dense: dim = most values in a sample; sparse: dim = max "
-        "index + 1). Exit status 1 when there is any error, 0 otherwise.")
-    parser.add_argument("file", metavar="FILE", help="the CTF file")
-    parser.add_argument("--stream", action="append", default=[], metavar="SPEC",
-                        help="NAME:DIM:dense|sparse[:ALIAS] (repeat for each stream; ALIAS is the "
-                             "name after '|' in the file, default NAME)")
-    parser.add_argument("--defines-mb-size", metavar="NAME",
-                        help="the stream whose samples define the minibatch size (sequences "
-                             "without it are skipped and counted)")
-    parser.add_argument("--skip-sequence-ids", action="store_true",
-                        help="every line is its own sequence (ignore leading ids)")
-    parser.add_argument("--precision", choices=("float", "double"), default="float",
-                        help="value type (default: %(default)s)")
+    parser = commands.add_parser("validate", help=HELP, description=_DESCRIPTION,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", metavar="PATH", help="a file or TFDS dataset folder")
+    common.add_format_option(parser)
     parser.add_argument("--max-errors", type=int, default=DEFAULT_MAX_ERRORS, metavar="N",
-                        help="report up to N errors, stop at the next one (default: %(default)s)")
-    parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, metavar="BYTES",
-                        help="chunk size in bytes (default: %(default)s)")
+                        help="report up to N problems, stop at the next one (default: "
+                             "%(default)s)")
+    ctf = parser.add_argument_group("CTF files")
+    ctf.add_argument("--stream", action="append", default=[], metavar="SPEC",
+                     help="NAME:DIM:dense|sparse[:ALIAS] (repeat for each stream; ALIAS is the "
+                          "name after '|' in the file, default NAME)")
+    ctf.add_argument("--defines-mb-size", metavar="NAME",
+                     help="the stream whose samples define the minibatch size (sequences "
+                          "without it are skipped and counted)")
+    ctf.add_argument("--skip-sequence-ids", action="store_true",
+                     help="every line is its own sequence (ignore leading ids)")
+    ctf.add_argument("--precision", choices=("float", "double"), default="float",
+                     help="value type (default: %(default)s)")
+    ctf.add_argument("--chunk-size", type=int, default=validate_ctf.DEFAULT_CHUNK_SIZE,
+                     metavar="BYTES", help="chunk size in bytes (default: %(default)s)")
+    speech = parser.add_argument_group("SCP, MLF and configs")
+    speech.add_argument("--base-dir", metavar="DIR", default=None,
+                        help="the folder relative paths resolve against (default: the working "
+                             "directory for SCP files; a config's own folder for configs)")
+    speech.add_argument("--labels", metavar="FILE", default=None,
+                        help="MLF: the state list (label mapping file) labels must be in")
+    speech.add_argument("--section", metavar="NAME", default=None,
+                        help="configs: validate only this section's reader")
+    records = parser.add_argument_group("TFRecord files")
+    records.add_argument("--compression", choices=["GZIP", "ZLIB"], default=None,
+                         help="the file's compression (default: detected)")
     return parser
 
 
-def _streams(args: argparse.Namespace, path: Path) -> StreamDefs:
-    if args.stream:
-        return common.with_main_stream(common.stream_defs(args.stream), args.defines_mb_size)
-    defs = common.surveyed_streams(common.survey_file(path))
-    specs = " ".join(common.describe_stream(n, sd) for n, sd in defs.items())
-    print(f"no --stream given: using the streams found by a survey of the file: {specs}")
-    return common.with_main_stream(defs, args.defines_mb_size)
-
-
-class _Printer:
-    """Prints each error as it is charged (the ``on_error`` callback) or each
-    incomplete sequence (``on_skip``, with ``what="incomplete sequence"``).
-
-    Example:
-        >>> _Printer()("f.ctf:1:1 (byte offset 0): bad")
-        error 1: f.ctf:1:1 (byte offset 0): bad
-        <BLANKLINE>
-    """
-
-    def __init__(self, what: str = "error", errors: "_Printer | None" = None) -> None:
-        self.what, self.count, self.errors = what, 0, errors
-        self.numbers: dict[str, int] = {}
-
-    def __call__(self, message: str) -> None:
-        self.count += 1
-        self.numbers[message] = self.count
-        if self.errors is not None and message in self.errors.numbers:  # printed just above
-            print(f"{self.what} {self.count}: see error {self.errors.numbers[message]} above\n")
-            return
-        print(f"{self.what} {self.count}: {message}\n")
-
-
-def _open(args: argparse.Namespace, path: Path, defs: StreamDefs, printers: tuple[_Printer, _Printer],
-          large: bool) -> CTFDeserializer:
-    with common.progress_bar(path.stat().st_size, "index", enabled=large) as update:
-        return CTFDeserializer(
-            path, defs, skip_sequence_ids=args.skip_sequence_ids, max_errors=args.max_errors,
-            trace_level=0, chunk_size_in_bytes=args.chunk_size, precision=args.precision,
-            progress=lambda done, total: update(done), on_error=printers[0],
-            skip_incomplete_sequences=True, on_skip=printers[1])
-
-
-def _read_chunks(d: CTFDeserializer, large: bool) -> int:
-    """Parses every chunk; a fatal problem (none is expected: incomplete
-    sequences are skipped) is printed and ends only its chunk. Returns the
-    number of fatal problems."""
-    chunks, fatal = d.table().num_chunks, 0
-    with common.progress_bar(chunks, "chunks", unit="chunk", enabled=large) as update:
-        for chunk_id in range(chunks):
-            try:
-                d.load_chunk(chunk_id)
-            except ErrorBudgetExceeded:
-                raise
-            except FormatError as e:
-                fatal += 1
-                print(f"fatal error (the rest of chunk {chunk_id} is not read):\n{e}\n")
-            update(chunk_id + 1)
-    return fatal
-
-
-def print_summary(stats: dict[str, Any], stopped: bool = False) -> None:
-    """Prints ``stats.as_dict()`` (``stopped``: reading ended early, so the
-    counts cover only what was read).
-
-    Example:
-        >>> print_summary({"errors": 0, "zero_filled_samples": 2, "unknown_inputs": {"z": 3},
-        ...                "dropped_sequences": 0, "repeated_ids": 0, "ignored_lines": 1})
-        summary: OK, no errors
-          errors               0
-          lost a stream        0
-          zero-filled samples  2
-          unknown inputs       z (3 samples)
-          dropped sequences    0
-          repeated ids         0
-          ignored lines        1
-    """
-    errors, incomplete = stats["errors"], stats.get("skipped_sequences", 0)
-    if stopped:
-        print(f"summary: reading stopped early; {errors} error(s) before that")
-    elif errors == 0 and incomplete == 0:
-        print("summary: OK, no errors")
-    else:
-        print(f"summary: {errors} error(s), {incomplete} incomplete sequence(s)")
-    for key, label in _SUMMARY:
-        value = stats.get(key, 0)
-        if key == "unknown_inputs":
-            value = ", ".join(f"{k} ({v} samples)" for k, v in value.items()) or "none"
-        elif key == "skipped_sequences" and value:
-            value = (f"{value} sequence(s) without a sample of some stream (fatal unless "
-                     "skip_incomplete_sequences=True)")
-        print(f"  {label:<19}  {value}")
-
-
-def _validate(args: argparse.Namespace, path: Path, defs: StreamDefs, large: bool) -> int:
-    printer, d, fatal, stopped = _Printer(), None, 0, False
-    skips = _Printer("incomplete sequence", errors=printer)
-    try:
-        d = _open(args, path, defs, (printer, skips), large)
-        fatal = _read_chunks(d, large)
-    except ErrorBudgetExceeded as e:
-        stopped = True
-        print(f"stopped: more than --max-errors={args.max_errors} errors\n{e}\n")
-    except (FormatError, FileChangedError) as e:
-        stopped = True
-        print(f"fatal error (reading stopped here):\n{e}\n")
-    if d is None:
-        print(f"summary: reading stopped early; {printer.count} error(s) before that")
-        return 1
-    stats = d.stats.as_dict()
-    print_summary(stats, stopped)
-    if fatal:
-        print(f"  {'fatal problems':<19}  {fatal} (the rest of their chunks was not read)")
-    return 1 if stopped or fatal or stats["errors"] or printer.count or skips.count else 0
-
-
 def run(args: argparse.Namespace) -> int:
-    """Runs ``validate``; 1 when the file has errors, 0 when it is clean.
+    """Runs ``validate``; 1 when the data has problems, 0 when it is clean.
 
     Example:
-        >>> run(argparse.Namespace(file="/no/such.ctf", stream=[], max_errors=0, chunk_size=1))
+        >>> run(argparse.Namespace(file="/no/such.ctf", format=None, max_errors=0))
         Traceback (most recent call last):
         ...
-        minibatcher.cli.common.UsageError: FILE should be an existing file, but got FILE='/no/such.ctf' (no such file)
+        minibatcher.cli.common.UsageError: PATH should be an existing file, but got PATH='/no/such.ctf' (no such file)
     """
     common.check_positive("--max-errors", args.max_errors, minimum=0)
-    common.check_positive("--chunk-size", args.chunk_size)
-    path = common.existing_file(args.file)
-    large = path.stat().st_size > common.LARGE_FILE
-    defs = _streams(args, path)
-    print(f"validating {path} with streams: "
-          + " ".join(common.describe_stream(n, sd) for n, sd in defs.items()) + "\n")
-    return _validate(args, path, defs, large)
+    found = common.detect(args.file, args, "PATH")
+    path = Path(found.path)
+    if found.format == "ctf":
+        return validate_ctf.validate(args, path)
+    if found.format in ("htk", "scp", "mlf"):
+        return validate_htk.validate(found.format, args, path)
+    if found.format in ("tfrecord", "tfds"):
+        return validate_records.validate(found.format, args, path)
+    return validate_text.validate(found.format, args, path)

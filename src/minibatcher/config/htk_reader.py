@@ -122,7 +122,7 @@ def _features(name: str, node: ConfigNode, paths: ConfigPaths,
                    context=_context(node), defines_mb_size=node.get_bool("definesMBSize", False))
     prefix = node.get_str("prefixPathInSCP", "", inherit=True) or None
     try:
-        return HTKFeatureDeserializer({name: sd}, base_dir=paths.base_dir, prefix_path=prefix,
+        return HTKFeatureDeserializer({name: sd}, base_dir=paths, prefix_path=prefix,
                                       **common)
     except FeatureDimError as e:  # name the config key, not the Python API's ``shape``
         key, location = _key_and_location(node, "dim", inherit=True)

@@ -92,6 +92,16 @@ class ConfigPaths:
     base_dir: Path
     origin: str
 
+    def __fspath__(self) -> str:
+        """``base_dir``: a reader given these paths resolves against it and names
+        ``origin`` in its messages.
+
+        Example:
+            >>> os.fspath(ConfigPaths(Path("/data"), "the config file's folder"))
+            '/data'
+        """
+        return os.fspath(self.base_dir)
+
     @classmethod
     def for_config(cls, config_file: str | os.PathLike | None,
                    base_dir: str | os.PathLike | None = None) -> "ConfigPaths":

@@ -203,3 +203,11 @@ class CompositeDeserializer(Deserializer):
 
     def describe_sequence(self, sequence: int) -> str:
         return self.parts[0].describe_sequence(int(self._kept[sequence]))
+
+    def key_names(self, keys: Any) -> list[str] | None:
+        """The names the first part that names its sequences gives (keys are joined)."""
+        for part in self.parts:
+            names = part.key_names(keys)
+            if names is not None:
+                return names
+        return None

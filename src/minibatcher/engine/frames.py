@@ -70,6 +70,10 @@ class FrameView(Deserializer):
     def fingerprint(self) -> dict[str, Any]:
         return {"frames": self.inner.fingerprint()}
 
+    def key_names(self, keys: Any) -> list[str] | None:
+        """The inner deserializer's names (every frame keeps its utterance's key)."""
+        return self.inner.key_names(keys)
+
     def describe_sequence(self, sequence: int) -> str:
         utterance = int(np.searchsorted(self._first_frame, sequence, side="right")) - 1
         frame = sequence - int(self._first_frame[utterance])

@@ -29,7 +29,7 @@ Example:
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -157,6 +157,9 @@ class MinibatchData:
         #: arrays): ``shape``/``asarray()`` then have no time dimension, as CNTK.
         self.has_sequence_axis = True
         self._padded_data: tuple[Any, np.ndarray] | None = None
+        #: Maps keys to sequence names (set by the source for readers that name
+        #: their sequences, such as HTK utterances); see :attr:`names`.
+        self.names_of: Callable[[np.ndarray], list[str] | None] | None = None
 
     @classmethod
     def from_sequences(cls, stream: StreamInformation, sequences: Any,
@@ -183,6 +186,18 @@ class MinibatchData:
     def __repr__(self) -> str:
         return (f"MinibatchData(stream={self.stream.name!r}, num_sequences={self.num_sequences}, "
                 f"num_samples={self.num_samples}, end_of_sweep={self.end_of_sweep})")
+
+    @property
+    def names(self) -> list[str] | None:
+        """The name of each sequence (``keys`` in words: HTK utterance names,
+        MLF entry names), or None when the reader's keys are the names (CTF ids).
+
+        Example:
+            >>> d = _example(); d.names_of = lambda keys: [f"utt{int(k)}" for k in keys]
+            >>> d.names, _example().names
+            (['utt10', 'utt11'], None)
+        """
+        return None if self.names_of is None else self.names_of(self.keys)
 
     def __len__(self) -> int:
         """The number of sequences (CNTK's ``len(MinibatchData)``)."""

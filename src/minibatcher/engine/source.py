@@ -35,6 +35,7 @@ from .packers import FramePacker, Reader, SequencePacker, minibatch_counts
 from .schedule import ChunkSchedule
 from ..state import SOURCE, Fingerprint, check_stamp, digest, stamp
 from .state import check_epoch, check_fields, check_int, check_position, check_slots, require
+from .worker_shares import warn_if_unbalanced
 
 __all__ = ["MinibatchSource", "StreamInfos", "INFINITELY_REPEAT", "FULL_DATA_SWEEP"]
 
@@ -195,6 +196,8 @@ class MinibatchSource:
         self._started = self._end = False
         self._schedules: dict[int, ChunkSchedule] = {}
         self._fingerprint: Fingerprint | None = None
+        self._names: Any = None  # the deserializer's key_names, False when it has none
+        self._shares_checked: tuple[int, int, int] | None = None
 
     # -- public API -----------------------------------------------------------------------------
 
@@ -276,12 +279,14 @@ class MinibatchSource:
         self._set_workers(num_data_partitions, partition_index)
         if not self._started:
             self._start(self._v2_epoch())
+        self._check_shares()
         minibatch = None
         while minibatch is None and not self._end:
             minibatch, self._end = self._packer.read(size, self.options.local_timeline)
             self._update_cache()
         if minibatch is None:
             return Minibatch()
+        self._attach_names(minibatch)
         if input_map is not None:
             return {key: minibatch[info] for key, info in input_map.items()}
         return minibatch
@@ -441,6 +446,25 @@ class MinibatchSource:
         sweep, offset = divmod(position, self.sweep_size)
         plan = self._enumerator.plan(sweep)
         return sweep * self.sweep_size + int(plan.prefix[plan.position_of_sample(offset)])
+
+    def _check_shares(self) -> None:
+        """Warns once per epoch and worker layout when this worker's share is empty or small."""
+        config = self._enumerator.config
+        layout = (config.epoch_index, config.num_workers, config.worker_rank)
+        if layout != self._shares_checked and self.options.trace_level >= 1 and not self._end:
+            self._shares_checked = layout
+            sweep = min(self._enumerator.position, config.end - 1) // max(self.sweep_size, 1)
+            warn_if_unbalanced(self._enumerator, max(sweep, 0), self._table.num_chunks,
+                               self._deserializer.name)
+
+    def _attach_names(self, minibatch: Minibatch) -> None:
+        """Lets ``MinibatchData.names`` give the sequence names of readers that have them."""
+        if self._names is None:
+            named = self._deserializer.key_names(self._table.keys[:1]) is not None
+            self._names = self._deserializer.key_names if named else False
+        if self._names:
+            for data in minibatch.values():
+                data.names_of = self._names
 
     def _epoch_config(self, size: int, index: int) -> EpochConfig:
         return EpochConfig(size, index, self._workers[0], self._workers[1],

@@ -13,7 +13,7 @@ Example:
     Split('train')
 """
 
-from . import core, decode
+from . import core, decode, features, folder_dataset
 from .builder import ReadOnlyBuilder, builder_from_directories, builder_from_directory
 from .elastic import ElasticRemainder, InstructionSplit, elastic_remainder
 from .even_splits import even_splits, split_for_jax_process
@@ -30,6 +30,6 @@ __all__ = [
     "ElasticRemainder", "FileInstruction", "InputContext", "InstructionSplit", "ReadConfig",
     "ReadInstruction", "ReadOnlyBuilder", "Split", "SplitDict", "SplitInfo", "SubSplitInfo",
     "as_numpy", "builder", "builder_from_directories", "builder_from_directory", "core",
-    "decode", "elastic_remainder", "even_splits", "load", "skipped_records",
-    "split_for_jax_process",
+    "decode", "elastic_remainder", "even_splits", "features", "folder_dataset", "load",
+    "skipped_records", "split_for_jax_process",
 ]

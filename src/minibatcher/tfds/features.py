@@ -261,3 +261,9 @@ def unflatten_ragged(flat: Any, row_lengths: list[np.ndarray]) -> list[Any]:
         ends = np.cumsum(lengths)
         items = [items[int(e - n):int(e)] for n, e in zip(lengths, ends)]
     return items
+
+
+# The writers' connectors by TFDS's names (``tfds.features.FeaturesDict`` ...); the parsing
+# above reads what they write.
+from .connectors import (ClassLabel, FeaturesDict, Scalar, Sequence, Tensor,  # noqa: E402,F401
+                         Text)

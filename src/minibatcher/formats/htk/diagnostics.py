@@ -51,9 +51,11 @@ class Diagnostics:
         self.on_error = on_error
         self.stats = HTKStats()
 
-    def charge(self, location: Hashable, message: str, skipped: int = 0) -> None:
-        """Charges one error (raises ``ErrorBudgetExceeded`` past the budget)."""
-        if not self.budget.charge(location, message):
+    def charge(self, location: Hashable, message: str, skipped: int = 0,
+               advice: str | None = None) -> None:
+        """Charges one error (raises ``ErrorBudgetExceeded`` past the budget;
+        ``advice`` as :meth:`ErrorBudget.charge`)."""
+        if not self.budget.charge(location, message, advice):
             return
         self.stats.errors = self.budget.count
         self.stats.skipped_utterances += skipped

@@ -22,7 +22,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ...deserializer import ChunkData, ContextWindow, Deserializer, SequenceTable, StreamChunk
+from ...deserializer import (ChunkData, ContextWindow, Deserializer, SequenceTable, StreamChunk,
+                             check_sequence_index)
 from ...errors import FileChangedError, FormatError
 from ...streams import StreamDef, StreamInformation
 from .archives import Archives
@@ -72,8 +73,9 @@ class HTKFeatureDeserializer(Deserializer):
         self._keep, self._kept, self._lock = bool(keep_data_in_memory), {}, threading.Lock()
         self._scp = [os.fspath(p) for p in self._sd.scp]
         self._diag = Diagnostics(self._scp[0], max_errors, trace_level, on_error)
-        self._base_origin = "given as base_dir" if base_dir is not None else (
-            "the working directory, the default without a config, as CNTK")
+        origin = getattr(base_dir, "origin", "base_dir")  # a config's paths say where it came from
+        self._base_origin = ("given as base_dir" if origin == "base_dir" else origin) \
+            if base_dir is not None else "the working directory, the default without a config, as CNTK"
         rows = load_scp(self._scp, self._diag, prefix=prefix_path, base_dir=base_dir, impl=impl)
         self._archives = Archives(rows.paths, bool(verify_crc), impl)
         self._rows, self._first, self._count = self._usable(rows)
@@ -120,6 +122,7 @@ class HTKFeatureDeserializer(Deserializer):
                 continue
             where = rows.where(first_row[f])
             problem = self._open_problem(rows, f)
+            advice = None if problem is None else ""  # a missing file: no max_errors advice
             if problem is None:
                 j = int(a.header_of[f])
                 issue = int(h["issue"][j])
@@ -137,7 +140,7 @@ class HTKFeatureDeserializer(Deserializer):
                 bad[f] = True
                 self._diag.charge(("file", str(a.paths[f])),
                                   f"{where}: {problem} ({int(users[f])} utterance(s) skipped)",
-                                  skipped=int(users[f]))
+                                  skipped=int(users[f]), advice=advice)
         return ~bad[rows.path_index]
 
     def _open_problem(self, rows: ScpRows, f: int) -> str | None:
@@ -269,7 +272,7 @@ class HTKFeatureDeserializer(Deserializer):
             >>> _example().key_name(1)
             'u2'
         """
-        return self._rows.key_text[sequence]
+        return self._rows.key_text[check_sequence_index(sequence, len(self._count))]
 
     def describe_sequence(self, sequence: int) -> str:
         """The utterance's name and its SCP line, for messages.

@@ -20,7 +20,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ...deserializer import ChunkData, Deserializer, SequenceTable, StreamChunk
+from ...deserializer import (ChunkData, Deserializer, SequenceTable, StreamChunk,
+                             check_sequence_index)
 from ...errors import ConfigError, FormatError
 from ...streams import StreamDef, StreamInformation
 from ..guarded_file import decode_text, read_small_file
@@ -251,7 +252,7 @@ class HTKMLFDeserializer(Deserializer):
             >>> _example().key_name(0)
             'u1'
         """
-        return self._e.names[int(self._e.keep[sequence])]
+        return self._e.names[int(self._e.keep[check_sequence_index(sequence, len(self._e.keep))])]
 
     def describe_sequence(self, sequence: int) -> str:
         """The entry's name and where it starts in its MLF, for messages.

@@ -44,8 +44,8 @@ exit status: 0 success; 1 the data has errors (validate), could not be read, or 
 no sequence (an empty, blank or comment-only file); 2 bad command line or
 configuration (unknown option, bad --stream spec, missing file, invalid config, a
 file named in a config that does not exist). The same for every command.
-Progress bars on files over 64 MiB are drawn only when stderr is a terminal
-(--progress/--no-progress to force) and need tqdm: pip install 'minibatcher[cli]'."""
+Progress bars (files over 64 MiB, conversions) are drawn only when stderr is a
+terminal (--progress/--no-progress to force) and need tqdm: pip install 'minibatcher[cli]'."""
 
 
 def build_parser() -> argparse.ArgumentParser:

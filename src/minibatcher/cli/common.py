@@ -180,21 +180,6 @@ def compression_of(path: str | Path, given: str | None) -> str:
     return given if given else tfrecord_compression(str(path))
 
 
-def read_file(path: str | Path, what: str) -> bytes:
-    """A whole (small) file through :class:`GuardedFile` (regular files only;
-    a change while reading is an error).
-
-    Example:
-        >>> import tempfile
-        >>> p = Path(tempfile.mkdtemp()) / "s.list"; _ = p.write_text("a\\nb\\n")
-        >>> read_file(p, "state list")
-        b'a\\nb\\n'
-    """
-    from ..convert.examples import read_small
-
-    return read_small(path, what)
-
-
 #: ``--progress`` / ``--no-progress`` of the running command (None: only on a
 #: terminal). Set for the duration of one command by :func:`progress_mode`.
 _PROGRESS: ContextVar[bool | None] = ContextVar("minibatcher_progress", default=None)

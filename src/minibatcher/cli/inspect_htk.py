@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..formats.guarded_file import GuardedFile
+from ..formats.guarded_file import GuardedFile, read_small_file
 from ..formats.htk.backend import backend
 from ..formats.htk.htkfile import describe_header_issue, kind_name
 from ..formats.htk.labels import read_state_list
@@ -125,7 +125,7 @@ def _mlf_problems(path: Path, labels: Path | None, dim: int | None) -> dict[str,
 def collect_mlf(path: Path, labels: Path | None) -> dict[str, Any]:
     """Entries, frames, invalid entries and frames per label of an MLF."""
     states = read_state_list(labels) if labels is not None else None
-    r = backend("native").parse_mlf(common.read_file(path, "MLF"), states, 0)
+    r = backend("native").parse_mlf(read_small_file(path, "MLF"), states, 0)
     base = {"file": str(path), "format": "mlf", "state_list": str(labels) if labels else None}
     if not r["header_ok"]:
         return {**base, "entries": 0, "valid_entries": 0, "frames": 0, "problems": 1,

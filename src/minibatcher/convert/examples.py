@@ -27,7 +27,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from typing import Any, Callable, Iterator
 
@@ -54,24 +53,6 @@ class ExampleSource:
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return self.examples()
-
-
-def read_small(path: str | os.PathLike, what: str) -> bytes:
-    """A whole small file (JSON, lists) through ``GuardedFile``: regular files
-    only, and a change while reading is an error.
-
-    Example:
-        >>> import tempfile, pathlib
-        >>> p = pathlib.Path(tempfile.mkdtemp()) / "f.json"; _ = p.write_text("{}")
-        >>> read_small(p, "JSON file")
-        b'{}'
-    """
-    from ..formats.guarded_file import GuardedFile
-
-    with GuardedFile(path, what=what) as f:
-        data = bytes(f.read(0, f.size))
-        f.check()
-    return data
 
 
 def dataset_name(text: str) -> str:
@@ -101,4 +82,4 @@ def check_name(name: str) -> str:
     return name
 
 
-__all__ = ["ExampleSource", "check_name", "dataset_name", "read_small"]
+__all__ = ["ExampleSource", "check_name", "dataset_name"]

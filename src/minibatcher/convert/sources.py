@@ -25,7 +25,8 @@ from ..streams import StreamDef
 from ..tfds.connectors import ClassLabel, FeaturesDict, Scalar
 from ..tfds.connectors import Sequence as SequenceFeature
 from ..tfds.connectors import Tensor, Text, from_json
-from .examples import ExampleSource, dataset_name, read_small
+from ..formats.guarded_file import decode_text, read_small_file
+from .examples import ExampleSource, dataset_name
 
 
 def _ctf_features(streams: list[Any]) -> FeaturesDict:
@@ -133,7 +134,7 @@ def _label_names(feature: Any, folder: Path, name: str = "") -> Any:
         return SequenceFeature(_label_names(feature.feature, folder, name), feature.length)
     names = folder / f"{name}.labels.txt"
     if isinstance(feature, ClassLabel) and names.is_file():
-        text = read_small(names, "label names file").decode("utf-8")
+        text = decode_text(read_small_file(names, "label names file"), names, "label names file")
         return ClassLabel(names=[line for line in text.splitlines() if line])
     return feature
 
@@ -145,7 +146,7 @@ def tfds_examples(folder: str | os.PathLike, split: str) -> ExampleSource:
     from ..tfds import builder_from_directory
 
     builder = builder_from_directory(folder)
-    spec = json.loads(read_small(Path(folder, "features.json"), "features.json"))
+    spec = json.loads(read_small_file(Path(folder, "features.json"), "features.json"))
     dataset = builder.as_dataset(split)
     count = builder.info.splits[split].num_examples
     features = _label_names(from_json(spec), Path(folder))

@@ -68,11 +68,6 @@ def ours(desc: dict[str, Any]) -> dict[str, Any]:
 # Cases where we differ from TF: not yet fixed (the issue item), or on purpose (docs/tfdata.md,
 # "Where we differ from tf.data"). Strict: a case that starts to match fails until removed.
 DIFFERENT: dict[str, str] = {
-    "shuffle.map.repeat(2)": "13.2: TF's extra input iterator after the last repetition",
-    "shuffle.map.repeat(2).repeat(2)": "13.2: TF's extra input iterator, nested",
-    "fused shuffle.repeat over a stateful input": "13.2: TF's fused shuffle-and-repeat",
-    "237-range.group_by_window.shuffle.shuffle.repeat.shard.take":
-        "13.2: TF's fused shuffle-and-repeat",
     "map error under a shuffle": "deliberate: an error under a shuffle over random access",
 }
 

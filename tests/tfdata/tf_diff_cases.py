@@ -40,6 +40,19 @@ FIXED: dict[str, dict[str, Any]] = {
     "fused shuffle.repeat(3) over a stateful input": _p(
         ["range", [4]], ["shuffle", [3, 1], {}], ["map", [_fn("x+1")], {}],
         ["shuffle", [9, 5], {}], ["repeat", [3], {}]),
+    "fused through no-op steps": _p(
+        ["range", [3]], ["shuffle", [7, 42], {}], ["map", [_fn("x+1")], {}],
+        ["shuffle", [7, 5], {}], ["take", [-1], {}], ["skip", [0], {}], ["shard", [1, 0], {}],
+        ["repeat", [], {}], ["take", [2], {}]),
+    "not fused over a prefetch": _p(
+        ["range", [3]], ["shuffle", [7, 42], {}], ["map", [_fn("x+1")], {}],
+        ["shuffle", [7, 5], {}], ["prefetch", [1], {}], ["repeat", [], {}], ["take", [2], {}]),
+    "the extra iterator does not start an inner shuffle": _p(
+        RANGE6, ["shuffle", [6, 1], {}], ["map", [_fn("x+1")], {}], ["shuffle", [2, 9], {}],
+        ["map", [_fn("x*2")], {}], ["repeat", [2], {}]),
+    "short epochs fill the fused buffer three epochs ahead": _p(
+        ["range", [2]], ["shuffle", [2, 3], {}], ["shuffle", [9, 4], {}], ["repeat", [], {}],
+        ["take", [3], {}]),
     # 13.3 interleave(cycle_length=None): TF's rule over the machine's schedulable cores
     "interleave cycle_length=None": _p(RANGE6, ["interleave", [_fn("D.range(10x,10x+3)")], {}]),
     "interleave cycle_length=None, num_parallel_calls=1": _p(

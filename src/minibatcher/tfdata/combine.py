@@ -199,6 +199,9 @@ class ConcatenateDataset(Dataset):
     def _inputs(self) -> tuple[Dataset, ...]:
         return self._pair
 
+    def _iterate_unread(self) -> None:
+        self._pair[0]._iterate_unread()  # TF makes the second's iterator when the first ends
+
     def _spec(self) -> dict[str, Any]:
         return {"op": "concatenate"}
 

@@ -61,6 +61,15 @@ class Dataset(SourceMethods, TransformMethods, ConsumerMethods):
     def _cardinality(self) -> int:
         return UNKNOWN
 
+    def _iterate_unread(self) -> None:
+        """What making an iterator that is never read does to the pipeline's seed
+        generators, as in TF (a finite ``repeat`` makes one more input iterator after
+        its last repetition): by default, the inputs' iterators are made too; nodes
+        whose TF iterator makes an input's iterator lazily (``shuffle``, a
+        ``concatenate``'s second input) or never (``take(0)``, ``repeat(0)``) say so."""
+        for node in self._inputs():
+            node._iterate_unread()
+
     def __getattr__(self, name: str) -> Any:
         """Only reached for names the class lacks: tf.data's methods we do not provide
         raise ``NotSupportedError`` saying so (:mod:`.unsupported`), others AttributeError.

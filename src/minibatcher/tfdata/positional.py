@@ -20,8 +20,9 @@ import numpy as np
 from ..errors import ConfigError
 from ..state import Fields
 from .block import Block
-from .core import INFINITE, UNKNOWN, Iter, View, clamp_count
+from .core import INFINITE, UNKNOWN, Iter, ListView, View, clamp_count, view_iter
 from .dataset import Dataset
+from .shuffle_repeat import FusedRepeatIter, fused_shuffle
 from .transforms import _PassIter, _Unary, is_random
 
 # -- slices: skip, take, shard -----------------------------------------------------------------
@@ -208,7 +209,16 @@ class TakeDataset(_Positional):
         stop = len(parent) if self._count < 0 else self._count
         return _StrideView(parent, 0, stop)
 
+    def _iterate_unread(self) -> None:
+        if self._count != 0:  # TF's take(0) never makes its input's iterator
+            self._parent._iterate_unread()
+
+    def _make_view(self, pins: Fields | None) -> View:
+        return ListView([]) if self._count == 0 else super()._make_view(pins)
+
     def _make_iter(self, state: Fields | None) -> Iter:
+        if self._count == 0:  # nothing is read, and no input iterator is made (as TF)
+            return view_iter(lambda pins: ListView([]), state)
         if self._has_view():
             return super()._make_iter(state)
         if state is None:
@@ -277,24 +287,41 @@ class _RepeatView(View):
 
 
 class _RepeatIter(Iter):
+    """TF's repeat iterator: the input's first iterator is made at once; a finite
+    repeat makes the next one as soon as one ends, so after its last repetition it
+    makes one more that is never read (its shuffles take an iteration: TF's
+    "extra" iterator); a forever-repeat makes the next one when it is read."""
+
     def __init__(self, dataset: Dataset, count: int, rep: int, inner: Fields | None,
                  started: bool) -> None:
         self.dataset, self.count, self.rep = dataset, count, rep
         self.cur: Iter | None = dataset._make_iter(inner) if started else None
+        self.fresh = False  # nothing read from cur yet (a restored cur had been read: TF's rule)
+        if not started and (count > 0 or count < 0) and rep == 0:
+            self.cur, self.fresh = dataset._make_iter(None), True  # TF makes it at once
 
     def __next__(self) -> Any:
         while self.count < 0 or self.rep < self.count:
-            fresh = self.cur is None
-            if fresh:
-                self.cur = self.dataset._make_iter(None)
+            if self.cur is None:
+                self.cur, self.fresh = self.dataset._make_iter(None), True
             try:
-                return next(self.cur)
+                x = next(self.cur)
             except StopIteration:
-                self.cur = None
-                self.rep += 1
-                if fresh and self.count < 0:
-                    self.count = self.rep  # an empty input ends a forever-repeat (as TF)
+                self._ended()
+                continue
+            self.fresh = False
+            return x
         raise StopIteration
+
+    def _ended(self) -> None:
+        fresh, self.cur = self.fresh, None
+        self.rep += 1
+        if fresh and self.count < 0:
+            self.count = self.rep  # an empty input ends a forever-repeat (as TF)
+        elif self.count > 1 and self.rep == self.count:
+            self.dataset._iterate_unread()  # TF's extra input iterator
+        elif 0 < self.rep < self.count:
+            self.cur, self.fresh = self.dataset._make_iter(None), True
 
     def state(self) -> dict[str, Any]:
         return {"rep": self.rep, "count": self.count,
@@ -345,10 +372,17 @@ class RepeatDataset(_Unary):
     def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
+        shuffle = None if self._count in (0, 1) else fused_shuffle(self._parent)
+        if shuffle is not None:  # TF fuses shuffle(...).repeat(...)
+            return FusedRepeatIter(self._parent, shuffle, self._count, state)
         if state is None:
             return _RepeatIter(self._parent, self._count, 0, None, False)
         count, rep, inner = _repeat_cursor(state, self._count)
         return _RepeatIter(self._parent, count, rep, inner, inner is not None)
+
+    def _iterate_unread(self) -> None:
+        if self._count != 0:
+            self._parent._iterate_unread()
 
     def _cardinality(self) -> int:
         n = self._parent._cardinality()

@@ -30,12 +30,13 @@ import numpy as np
 from ..errors import CheckpointError, ConfigError
 from ..state import Fields
 from .block import Block, blocks_enabled
-from .core import Iter, View, fetch_positions
+from .core import UNKNOWN, Iter, View, fetch_positions
 from .dataset import Dataset
 from .philox import Draws, iteration_seeds
 from .seeds import shuffle_seeds
 
 _NO_END = 2**62
+_WHOLE_INPUT = 2**62  # buffer_size=UNKNOWN_CARDINALITY (-2): TF buffers the whole input
 MAX_ITERATION = 2**62  # iterations a seed generator can have started (a checkpoint's bound)
 
 
@@ -157,13 +158,17 @@ class _ShuffleView(View):
 class _ShuffleIter(Iter):
     """A shuffle of real elements (input without a view)."""
 
-    def __init__(self, node: "ShuffleDataset", k: int, state: Fields | None) -> None:
+    def __init__(self, node: "ShuffleDataset", k: int, state: Fields | None,
+                 epoch: "FusedEpoch | None" = None) -> None:
         self.node, self.k = node, k
         self.seeds = node._seeds_of(k)
         self.buffer_size = node._buffer_size
-        if state is None:
-            self.parent = node._parent._make_iter(None)
-            self.start_state = self.parent.state()
+        if state is None:  # ``epoch``: an input iteration already started (a fused repeat's)
+            if epoch is None or epoch.cursor is None:
+                self.parent = node._parent._make_iter(None)
+                self.start_state = self.parent.state()
+            else:
+                self.parent, self.start_state = epoch.input, epoch.cursor
             self.buf: list[Any] = []
             self.head = self.end = self.emitted = 0
             self.done = False
@@ -220,6 +225,29 @@ class _ShuffleIter(Iter):
                 "done": self.done, "in0": self.start_state}
 
 
+class FusedEpoch:
+    """One epoch of a fused shuffle-and-repeat (:mod:`~minibatcher.tfdata.shuffle_repeat`):
+    the input iteration TF's buffer already started (its fresh cursor, or None; and
+    its iterator, where the input has no view: the elements it read come first), and
+    what the shuffle made of it (the epoch's length over random access, or its
+    iterator).
+
+    Example:
+        >>> FusedEpoch(None).input_pins() is None
+        True
+    """
+
+    def __init__(self, cursor: Any, started: Iter | None = None) -> None:
+        self.cursor, self.input = cursor, started  # the started input's fresh cursor, iterator
+        self.length: int | None = None
+        self.iter: Any = None
+
+    def input_pins(self) -> Fields | None:
+        """The started input's view pins (to make the input's view)."""
+        pins = None if self.cursor is None else self.cursor.get("pins")
+        return None if pins is None else Fields(pins, "ahead.pins")
+
+
 class SeedGenerator:
     """TF's seed-generator resource of a random dataset node: the node's seeds
     and the count of iterations it has started (iteration ``k`` uses
@@ -259,8 +287,17 @@ class SeedGenerator:
         else:
             k = pins.int("k", 0, MAX_ITERATION)
             self._read_seeds(pins)
-        self.iterations_started = k + 1
+        # an iteration started earlier may be built later (a fused repeat's read-ahead):
+        # never count backwards (a restore sets the count from the state afterwards)
+        self.iterations_started = max(self.iterations_started, k + 1)
         return k
+
+    def _iterate_unread(self) -> None:
+        """An iterator made and never read takes an iteration (TF draws seeds when
+        the iterator is created) and creates its inputs' iterators."""
+        self._take_iteration(None)
+        for node in getattr(self, "_inputs", lambda: ())():
+            node._iterate_unread()
 
     def _read_seeds(self, fields: Fields) -> None:
         """An unseeded generator takes the seeds a checkpoint drew (a seeded one has none)."""
@@ -298,23 +335,27 @@ class ShuffleDataset(SeedGenerator, Dataset):
         ([0, 1, 2, 3], 1)
     """
 
+    _epoch: "FusedEpoch | None" = None  # set by a fused repeat while it makes an epoch
+
     def __init__(self, parent: Dataset, buffer_size: int, seed: int | None,
                  reshuffle: bool | None) -> None:
         if not isinstance(parent, Dataset):
             raise TypeError(f"expected a Dataset, but got {type(parent).__name__}")
         buffer_size = int(buffer_size)
-        if buffer_size < 1:
-            raise ConfigError(f"buffer_size should be greater than zero, but got "
+        if buffer_size < 1 and buffer_size != UNKNOWN:
+            raise ConfigError(f"buffer_size should be greater than zero (or "
+                              f"UNKNOWN_CARDINALITY for the whole input), but got "
                               f"buffer_size={buffer_size}")
         SeedGenerator.__init__(self, seed, reshuffle)
         self._parent = parent
-        self._buffer_size = buffer_size
+        self._requested_buffer = buffer_size
+        self._buffer_size = _WHOLE_INPUT if buffer_size == UNKNOWN else buffer_size
 
     def _inputs(self) -> tuple[Dataset, ...]:
         return (self._parent,)
 
     def _spec(self) -> dict[str, Any]:
-        return {"op": "shuffle", "buffer_size": self._buffer_size, "seeds": self._seed_spec(),
+        return {"op": "shuffle", "buffer_size": self._requested_buffer, "seeds": self._seed_spec(),
                 "reshuffle_each_iteration": self._reshuffle}
 
     def _has_view(self) -> bool:
@@ -324,17 +365,33 @@ class ShuffleDataset(SeedGenerator, Dataset):
         if pins is not None:
             pins.only("k", "seeds", "in")
         k = self._take_iteration(pins)
-        parent = self._parent._make_view(None if pins is None else pins.opt_nested("in"))
+        epoch = self._epoch
+        if pins is not None:
+            inner = pins.opt_nested("in")
+        else:
+            inner = None if epoch is None else epoch.input_pins()
+        parent = self._parent._make_view(inner)
+        if epoch is not None:
+            epoch.length = len(parent)
         return _ShuffleView(parent, self._seeds_of(k), self._buffer_size,
                             {**self._pins_of(k), "in": parent.pins()})
 
     def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
+        epoch = self._epoch
+        k = self._take_iteration(state)
         if blocks_enabled():  # the same elements and states, read and emitted in blocks
             from .shuffle_blocks import ShuffleBlocks
-            return ShuffleBlocks(self, self._take_iteration(state), state)
-        return _ShuffleIter(self, self._take_iteration(state), state)
+            it: Iter = ShuffleBlocks(self, k, state, epoch)
+        else:
+            it = _ShuffleIter(self, k, state, epoch)
+        if epoch is not None:
+            epoch.iter = it
+        return it
+
+    def _iterate_unread(self) -> None:
+        self._take_iteration(None)  # TF's shuffle makes its input's iterator when first read
 
     def _cardinality(self) -> int:
         return self._parent._cardinality()

@@ -67,14 +67,17 @@ class ShuffleBlocks(Iter):
     """The block iterator of a shuffle over an input without a view (see the
     module docstring); ``next`` hands out one element of a one-element block."""
 
-    def __init__(self, node: Any, k: int, state: Fields | None) -> None:
+    def __init__(self, node: Any, k: int, state: Fields | None, epoch: Any = None) -> None:
         self.node, self.k = node, k
         self.seeds = node._seeds_of(k)
         self.buffer_size = node._buffer_size
         self.store = _Store()
-        if state is None:
-            self.parent = node._parent._make_iter(None)
-            self.start_state = self.parent.state()
+        if state is None:  # ``epoch``: an input iteration already started (a fused repeat's)
+            if epoch is None or epoch.cursor is None:
+                self.parent = node._parent._make_iter(None)
+                self.start_state = self.parent.state()
+            else:
+                self.parent, self.start_state = epoch.input, epoch.cursor
             self.end = self.emitted = 0
             self.done = False
             self.order = shuffle_order(self.seeds, self.buffer_size, None)

@@ -63,3 +63,11 @@ def test_window_size_errors_at_iteration_as_tf() -> None:
     zero = R(3).map(lambda x: np.arange(x)).bucket_by_sequence_length(len, [1], [2, 0])
     with pytest.raises(ValueError, match="window_size"):
         list(zero)
+
+
+def test_shuffle_buffer_of_unknown_cardinality_buffers_the_whole_input() -> None:
+    # TF: shuffle(tf.data.UNKNOWN_CARDINALITY) (-2) buffers everything; other negatives refused
+    assert [int(x) for x in R(5).shuffle(-2, seed=1)] == [0, 4, 3, 1, 2]
+    assert [int(x) for x in R(5).filter(lambda x: x < 4).shuffle(-2, seed=1)] == [0, 3, 1, 2]
+    with pytest.raises(ValueError, match="buffer_size"):
+        R(5).shuffle(-3)

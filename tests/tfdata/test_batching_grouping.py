@@ -20,7 +20,7 @@ def test_batch_and_drop_remainder() -> None:
     assert b[0].dtype == object and b[0].tolist() == [b"a", b"b"] and b[1].dtype == np.int32
     with pytest.raises(FormatError, match="different shapes in component 0"):
         list(seqs([1, 2]).batch(2))
-    with pytest.raises(ConfigError, match="batch_size should be at least 1"):
+    with pytest.raises(ConfigError, match="batch_size should be a positive integer, but got batch_size=0"):
         Dataset.range(2).batch(0)
 
 

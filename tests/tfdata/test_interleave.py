@@ -69,9 +69,10 @@ def test_flat_map_is_sequential() -> None:
 
 
 def test_arguments_and_function_result() -> None:
-    with pytest.raises(ConfigError, match="cycle_length should be at least 1"):
+    with pytest.raises(ConfigError,
+                       match=r"cycle_length should be an integer in \[1, 1048576\].*cycle_length=0"):
         Dataset.range(2).interleave(lambda x: Dataset.range(1), cycle_length=0)
-    with pytest.raises(ConfigError, match="block_length should be at least 1"):
+    with pytest.raises(ConfigError, match="block_length should be a positive integer, but got block_length=0"):
         Dataset.range(2).interleave(lambda x: Dataset.range(1), cycle_length=1, block_length=0)
     with pytest.raises(TypeError, match="should return a Dataset"):
         list(Dataset.range(2).interleave(lambda x: [1], cycle_length=1))

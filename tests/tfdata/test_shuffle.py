@@ -115,7 +115,7 @@ def test_global_and_op_seed() -> None:
 
 
 def test_invalid_buffer_size() -> None:
-    with pytest.raises(ConfigError, match="buffer_size should be greater than zero"):
+    with pytest.raises(ConfigError, match="buffer_size should be a positive integer .*but got buffer_size=0"):
         Dataset.range(3).shuffle(0)
 
 

@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError
 from ..state import Fields
+from .arguments import tf_int
 from .block import Block, ListBlock, blocks_enabled
 from .core import Iter, View, inner_of
 from .dataset import Dataset
-from .padding import check_padded_shapes, check_padding_values, pad_batch
+from .padding import check_against_spec, check_padded_shapes, check_padding_values, pad_batch
 from .structure import stack
 
 __all__ = ["BatchDataset", "PaddedBatchDataset", "pad_batch"]
@@ -127,9 +127,7 @@ class BatchDataset(Dataset):
     """
 
     def __init__(self, parent: Dataset, batch_size: int, drop_remainder: bool) -> None:
-        batch_size = int(batch_size)
-        if batch_size < 1:
-            raise ConfigError(f"batch_size should be at least 1, but got batch_size={batch_size}")
+        batch_size = tf_int("batch_size", batch_size, lo=1)
         self._parent, self._batch_size, self._drop = parent, batch_size, bool(drop_remainder)
 
     def _inputs(self) -> tuple[Dataset, ...]:
@@ -178,6 +176,8 @@ class PaddedBatchDataset(BatchDataset):
         super().__init__(parent, batch_size, drop_remainder)
         check_padded_shapes(padded_shapes)
         check_padding_values(padding_values)
+        from .element_spec import static_spec
+        check_against_spec(static_spec(parent), padded_shapes, padding_values)
         self._shapes, self._values = padded_shapes, padding_values
 
     def _spec(self) -> dict[str, Any]:

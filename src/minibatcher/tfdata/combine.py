@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..state import Fields
+from .arguments import tf_int
 from .core import INFINITE, UNKNOWN, Iter, View
 from .dataset import Dataset
 from .structure import flatten, pack_as
@@ -119,9 +120,7 @@ class EnumerateDataset(_Unary):
 
     def __init__(self, parent: Dataset, start: int) -> None:
         super().__init__(parent)
-        if not -2**63 <= int(start) < 2**63:
-            raise ValueError(f"start should be an int64, but got start={start!r}")
-        self._start = int(start)
+        self._start = tf_int("start", start)
 
     def _spec(self) -> dict[str, Any]:
         return {"op": "enumerate", "start": self._start}

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..state import Fields, as_fields
+from .arguments import MAX_CYCLE, tf_opt_int
 from .core import Iter, View, ViewIter, view_iter
 from .dataset import Dataset
 from .sources import ConcatSource, RecordSource, SourceDataset
@@ -126,7 +127,7 @@ class FilesDataset(Dataset):
                  open_source: Callable[[str], RecordSource]) -> None:
         self.filenames = filenames_of(filenames)
         self.sources = [open_source(f) for f in self.filenames]
-        self.parallel = int(num_parallel_reads or 1)
+        self.parallel = tf_opt_int("num_parallel_reads", num_parallel_reads, -1, MAX_CYCLE) or 1
         if self.parallel > 1 and len(self.sources) > 1:
             files = Dataset.from_tensor_slices(list(range(len(self.sources))))
             self._impl: Dataset = files.interleave(self._file_function(), cycle_length=self.parallel,

@@ -31,6 +31,7 @@ from typing import Any, Callable
 
 from ..errors import ConfigError
 from ..state import Fields
+from .arguments import MAX_CYCLE, tf_int, tf_opt_int
 from .block import Block, ListBlock, blocks_enabled
 from .core import INFINITE, UNKNOWN, Iter, fetch_positions
 from .dataset import AUTOTUNE, Dataset
@@ -245,17 +246,16 @@ def _checked_lengths(cycle_length: Any, block_length: Any, num_parallel_calls: A
                      ) -> tuple[int, int, int | None]:
     """The interleave's arguments with TF's defaults, refused where TF refuses them
     when the dataset is built."""
-    cycle = AUTOTUNE if cycle_length is None else int(cycle_length)
-    block = 1 if block_length is None else int(block_length)
-    npc = None if num_parallel_calls is None else int(num_parallel_calls)
-    if cycle < 1 and cycle != AUTOTUNE:
-        raise ConfigError(f"cycle_length should be at least 1 (or None for TF's rule), but got "
-                          f"cycle_length={cycle_length}")
-    if block < 1:
-        raise ConfigError(f"block_length should be at least 1, but got block_length={block_length}")
-    if npc is not None and npc < 1 and npc != AUTOTUNE:
-        raise ConfigError(f"num_parallel_calls should be at least 1 or AUTOTUNE, but got "
-                          f"num_parallel_calls={num_parallel_calls}")
+    cycle = tf_int("cycle_length", AUTOTUNE if cycle_length is None else cycle_length,
+                   AUTOTUNE, MAX_CYCLE)
+    block = tf_int("block_length", 1 if block_length is None else block_length, lo=1)
+    npc = tf_opt_int("num_parallel_calls", num_parallel_calls, AUTOTUNE)
+    if cycle == 0:
+        raise ConfigError("option cycle_length should be an integer in [1, 1048576] (or None for "
+                          "TF's rule), but got cycle_length=0")
+    if npc == 0:
+        raise ConfigError("option num_parallel_calls should be a positive integer or AUTOTUNE, "
+                          "but got num_parallel_calls=0")
     if npc is not None and npc != AUTOTUNE and cycle != AUTOTUNE and npc > cycle:
         raise ConfigError(f"num_parallel_calls should be at most cycle_length={cycle} (or "
                           f"AUTOTUNE) when cycle_length is fixed, but got num_parallel_calls={npc}")

@@ -84,6 +84,37 @@ def check_padding_values(padding_values: Any) -> None:
                              f"padding_values={padding_values!r}")
 
 
+def check_against_spec(spec: Any, padded_shapes: Any, padding_values: Any) -> None:
+    """TF's build-time checks where the elements' static spec is known (a padding
+    value of another kind than its component, a padded shape of another rank):
+    ``TypeError`` and ``ValueError`` as TF raises them.
+
+    Example:
+        >>> from minibatcher.tfdata.specs import TensorSpec
+        >>> check_against_spec(TensorSpec([], "int64"), None, "pad")
+        Traceback (most recent call last):
+        ...
+        TypeError: padding_values of component 0 should be a number of dtype int64 (the component's dtype), but got padding_values='pad'
+    """
+    from .specs import TensorSpec
+    if spec is None:
+        return
+    leaves = flatten(spec)
+    shapes = [None] * len(leaves) if padded_shapes is None else \
+        flatten_up_to(spec, padded_shapes, "padded_shapes")
+    values = [None] * len(leaves) if padding_values is None else \
+        [padding_values] * len(leaves) if is_structure(spec) and not is_structure(padding_values) \
+        else flatten_up_to(spec, padding_values, "padding_values")
+    for i, (leaf, shape, value) in enumerate(zip(leaves, shapes, values)):
+        if not isinstance(leaf, TensorSpec):
+            continue
+        _fill(value, np.dtype(leaf.dtype.as_numpy_dtype), i)
+        rank = leaf.shape.rank
+        if shape is not None and rank is not None and len(_shape_dims(shape)) != rank:
+            raise ValueError(f"padded_shapes of component {i} is {list(_shape_dims(shape))}, "
+                             f"which does not fit the shape {leaf.shape} of the elements")
+
+
 def _fill(value: Any, dtype: np.dtype, component: int) -> Any:
     """The padding value of a component of ``dtype`` (TF's type check)."""
     string = dtype.kind == "O"

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError
 from ..state import Fields
+from .arguments import tf_int
 from .block import Block
 from .core import INFINITE, UNKNOWN, Iter, ListView, View, clamp_count, view_iter
 from .dataset import Dataset
@@ -171,7 +171,7 @@ class SkipDataset(_Positional):
 
     def __init__(self, parent: Dataset, count: int) -> None:
         super().__init__(parent)
-        self._count = clamp_count(int(count))
+        self._count = clamp_count(tf_int("count", count))
 
     def _spec(self) -> dict[str, Any]:
         return {"op": "skip", "count": self._count}
@@ -200,7 +200,7 @@ class TakeDataset(_Positional):
 
     def __init__(self, parent: Dataset, count: int) -> None:
         super().__init__(parent)
-        self._count = clamp_count(int(count))
+        self._count = clamp_count(tf_int("count", count))
 
     def _spec(self) -> dict[str, Any]:
         return {"op": "take", "count": self._count}
@@ -238,12 +238,8 @@ class ShardDataset(_Positional):
 
     def __init__(self, parent: Dataset, num_shards: int, index: int) -> None:
         super().__init__(parent)
-        num_shards, index = int(num_shards), int(index)
-        if num_shards < 1:
-            raise ConfigError(f"num_shards should be at least 1, but got num_shards={num_shards}")
-        if not 0 <= index < num_shards:
-            raise ConfigError(f"index should be between 0 and {num_shards - 1}, but got "
-                              f"index={index}")
+        num_shards = tf_int("num_shards", num_shards, lo=1)
+        index = tf_int("index", index, 0, num_shards - 1)
         self._n, self._index = num_shards, index
 
     def _spec(self) -> dict[str, Any]:
@@ -358,7 +354,7 @@ class RepeatDataset(_Unary):
 
     def __init__(self, parent: Dataset, count: int) -> None:
         super().__init__(parent)
-        self._count = clamp_count(int(count))
+        self._count = clamp_count(tf_int("count", count))
 
     def _spec(self) -> dict[str, Any]:
         return {"op": "repeat", "count": self._count}

@@ -37,6 +37,8 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Iterator
 
+from ..args import bad_option, is_int
+
 DEFAULT_GRAPH_SEED = 87654321
 MAXINT32 = 2**31 - 1
 
@@ -74,10 +76,10 @@ _GLOBAL: contextvars.ContextVar[_GlobalSeed | _TracedSeed | None] = contextvars.
 
 
 def _as_seed(seed: object, name: str) -> int:
-    try:
-        return int(seed)  # type: ignore[call-overload]
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} should be an integer or None, but got {name}={seed!r}") from None
+    """A seed: a Python or NumPy integer (TF: a string or a float is a TypeError)."""
+    if not is_int(seed):
+        raise bad_option(name, seed, "an integer or None", TypeError)
+    return int(seed)  # type: ignore[call-overload]
 
 
 def set_random_seed(seed: int | None) -> None:

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import CheckpointError, ConfigError
 from ..state import Fields
+from .arguments import tf_int
 from .block import Block, blocks_enabled
 from .core import UNKNOWN, Iter, View, fetch_positions
 from .dataset import Dataset
@@ -341,10 +342,10 @@ class ShuffleDataset(SeedGenerator, Dataset):
                  reshuffle: bool | None) -> None:
         if not isinstance(parent, Dataset):
             raise TypeError(f"expected a Dataset, but got {type(parent).__name__}")
-        buffer_size = int(buffer_size)
+        buffer_size = tf_int("buffer_size", buffer_size)
         if buffer_size < 1 and buffer_size != UNKNOWN:
-            raise ConfigError(f"buffer_size should be greater than zero (or "
-                              f"UNKNOWN_CARDINALITY for the whole input), but got "
+            raise ConfigError(f"option buffer_size should be a positive integer (or "
+                              f"UNKNOWN_CARDINALITY, -2, for the whole input), but got "
                               f"buffer_size={buffer_size}")
         SeedGenerator.__init__(self, seed, reshuffle)
         self._parent = parent

@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..state import Fields
+from .arguments import tf_int
 from .block import Block, ListBlock, blocks_enabled
 from .core import INFINITE, UNKNOWN, Iter, View, inner_of, state_after
 from .dataset import Dataset
@@ -301,7 +302,7 @@ class PrefetchDataset(_Unary):
 
     def __init__(self, parent: Dataset, buffer_size: int) -> None:
         super().__init__(parent)
-        self._buffer_size = int(buffer_size)
+        self._buffer_size = tf_int("buffer_size", buffer_size, -1)
 
     def _spec(self) -> dict[str, Any]:
         return {"op": "prefetch"}

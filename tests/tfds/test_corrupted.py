@@ -135,7 +135,7 @@ def test_elastic_resume_with_skipped_records(folder: Path, n: int, m: int) -> No
 
 @pytest.mark.parametrize("field, value, message", [
     ("max_errors", -1, "max_errors should be a non-negative int"),
-    ("verify_crc", "yes", "verify_crc should be a bool")])
+    ("verify_crc", "yes", "option verify_crc should be True or False, but got verify_crc=.yes.")])
 def test_bad_values(field: str, value: object, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         tfds.ReadConfig(**{field: value}).validate()

@@ -13,10 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Optional, Sequence
 
-import numpy as np
-
+from ..args import bad_option, check_bool, check_int, is_int, optional_int, positive_int
 from ..budget import check_max_errors
-from ..errors import ConfigError
 from .file_adapters import FileFormat
 
 MISSING = "__missing__"
@@ -32,7 +30,7 @@ class InputContext:
         >>> InputContext(num_input_pipelines=3, input_pipeline_id=3)
         Traceback (most recent call last):
         ...
-        minibatcher.errors.ConfigError: input_pipeline_id should be in [0, ...), but got ...
+        minibatcher.errors.ConfigError: option input_pipeline_id should be an integer in [0, num_input_pipelines=3), but got input_pipeline_id=3
     """
 
     num_input_pipelines: int = 1
@@ -40,14 +38,13 @@ class InputContext:
     num_replicas_in_sync: int = 1
 
     def __post_init__(self) -> None:
-        if not isinstance(self.num_input_pipelines, int) or self.num_input_pipelines < 1:
-            raise ConfigError(f"num_input_pipelines should be a positive int, but got "
-                              f"num_input_pipelines={self.num_input_pipelines!r}")
-        if not isinstance(self.input_pipeline_id, int) or \
-                not 0 <= self.input_pipeline_id < self.num_input_pipelines:
-            raise ConfigError(f"input_pipeline_id should be in [0, num_input_pipelines="
-                              f"{self.num_input_pipelines}), but got input_pipeline_id="
-                              f"{self.input_pipeline_id!r}")
+        n = positive_int("num_input_pipelines", self.num_input_pipelines)
+        i = check_int("input_pipeline_id", self.input_pipeline_id, 0, n - 1,
+                      expected=f"an integer in [0, num_input_pipelines={n})")
+        r = positive_int("num_replicas_in_sync", self.num_replicas_in_sync)
+        for name, value in (("num_input_pipelines", n), ("input_pipeline_id", i),
+                            ("num_replicas_in_sync", r)):
+            object.__setattr__(self, name, value)  # NumPy integers become ints
 
 
 @dataclasses.dataclass
@@ -77,7 +74,7 @@ class ReadConfig:
         >>> ReadConfig(interleave_block_length=0).validate()
         Traceback (most recent call last):
         ...
-        minibatcher.errors.ConfigError: interleave_block_length should be a positive int at most ...
+        minibatcher.errors.ConfigError: option interleave_block_length should be an integer in [1, 4611686018427387904] or None, but got interleave_block_length=0
     """
 
     options: Any = None
@@ -109,36 +106,33 @@ class ReadConfig:
             self.file_format = FileFormat.from_value(self.file_format)
 
     def validate(self) -> None:
-        """Raises ConfigError naming the first bad field.
+        """Raises ConfigError naming the first bad field (NumPy integers are
+        integers; bools, floats and strings are not).
 
         Example:
             >>> ReadConfig(interleave_cycle_length=10**12).validate()
             Traceback (most recent call last):
             ...
-            minibatcher.errors.ConfigError: interleave_cycle_length should be a positive int ...
+            minibatcher.errors.ConfigError: option interleave_cycle_length should be an integer in [1, 1048576] (at most 2**20 files are read at once), None or -1 (AUTOTUNE), but got interleave_cycle_length=1000000000000
         """
-        _positive("interleave_block_length", self.interleave_block_length, 1 << 62)
+        optional_int("interleave_block_length", self.interleave_block_length, 1, 1 << 62)
         c = self.interleave_cycle_length
-        if c not in (MISSING, None, -1):
-            _positive("interleave_cycle_length", c, MAX_CYCLE_LENGTH,
-                      " (or None/-1 for AUTOTUNE; at most 2**20 files are read at once)")
-        if self.shuffle_seed is not None:
-            _integer("shuffle_seed", self.shuffle_seed, *_INT64, "an int64 or None")
+        if c is not None and c != MISSING and not (is_int(c) and c == -1):
+            check_int("interleave_cycle_length", c, 1, MAX_CYCLE_LENGTH, expected=(
+                f"an integer in [1, {MAX_CYCLE_LENGTH}] (at most 2**20 files are read at "
+                "once), None or -1 (AUTOTUNE)"))
+        optional_int("shuffle_seed", self.shuffle_seed, *_INT64)
         for name in ("override_buffer_size", "num_parallel_calls_for_decode",
                      "num_parallel_calls_for_interleave_files"):
-            value = getattr(self, name)
-            if value is not None and value != MISSING:
-                _integer(name, value, -1, 1 << 62, "an int, -1 (AUTOTUNE) or None")
+            optional_int(name, getattr(self, name), -1, 1 << 62)
         for name in ("verify_crc", "add_tfds_id", "repeat_filenames", "try_autocache",
                      "skip_prefetch", "enable_ordering_guard", "assert_cardinality"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{name} should be a bool, but got {name}="
-                                  f"{getattr(self, name)!r}")
+            check_bool(name, getattr(self, name))
         check_max_errors(self.max_errors)
         if self.input_context is not None and not hasattr(self.input_context,
                                                           "num_input_pipelines"):
-            raise ConfigError("input_context should be an InputContext (num_input_pipelines, "
-                              f"input_pipeline_id), but got {self.input_context!r}")
+            raise bad_option("input_context", self.input_context, "an InputContext("
+                             "num_input_pipelines, input_pipeline_id) or None")
 
     def cycle_length(self, disable_shuffling: bool) -> int | None:
         """The interleave cycle length in force (16, or 1 for ordered datasets;
@@ -160,15 +154,3 @@ class ReadConfig:
             3
         """
         return dataclasses.replace(self, **kwargs)
-
-
-def _integer(name: str, value: Any, lo: int, hi: int, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \
-            not lo <= int(value) <= hi:
-        raise ConfigError(f"{name} should be {what}, but got {name}={value!r}")
-    return int(value)
-
-
-def _positive(name: str, value: Any, hi: int, extra: str = "") -> None:
-    if value is not None:
-        _integer(name, value, 1, hi, f"a positive int at most {hi}{extra}")

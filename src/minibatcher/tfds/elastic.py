@@ -57,7 +57,13 @@ __all__ = ["ElasticRemainder", "InstructionSplit", "consumed_per_instruction", "
 
 def even_parts(pieces: Sequence[FileInstruction], n: int) -> list[list[FileInstruction]]:
     """``pieces`` (a sequence of examples) cut into ``n`` contiguous parts of
-    equal size, the first ``total % n`` parts one example longer."""
+    equal size, the first ``total % n`` parts one example longer.
+
+    Example:
+        >>> from minibatcher.tfds.shard_utils import FileInstruction as F
+        >>> [[f.take for f in part] for part in even_parts([F("a", 0, 3, 3), F("b", 0, 2, 2)], 2)]
+        [[3], [2]]
+    """
     total = sum(p.take for p in pieces)
     k, r = divmod(total, n)
     bounds = [0]

@@ -6,7 +6,7 @@ Example:
     >>> from minibatcher.tfds.shard_utils import FileInstruction as F
     >>> runs = [(0, 0, 2), (1, 0, 2), (0, 2, 1)]  # instruction, first offset, length
     >>> ranges = _FakeRanges([F("a", 0, 4, 4), F("b", 0, 4, 4)])
-    >>> [(f.filename, f.skip, f.take) for f in held_pieces(ranges, runs, [1, 2, 3])]
+    >>> [(f.filename, f.skip, f.take) for f in _held_pieces(ranges, runs, [1, 2, 3])]
     [('a', 1, 1), ('b', 0, 2)]
 """
 
@@ -63,7 +63,12 @@ def interleave_runs(order: Sequence[int], takes: Sequence[int], cycle: int, bloc
 def consumed_per_instruction(order: Sequence[int], takes: Sequence[int], cycle: int, block: int,
                              count: int) -> dict[int, int]:
     """How many examples of each instruction the first ``count`` elements of
-    an interleave take (see :func:`interleave_runs`)."""
+    an interleave take (see :func:`interleave_runs`).
+
+    Example:
+        >>> consumed_per_instruction([1, 0], [2, 5], cycle=2, block=1, count=4)
+        {1: 2, 0: 2}
+    """
     done: dict[int, int] = {}
     for inst, first, n in interleave_runs(order, takes, cycle, block, count):
         done[inst] = first + n
@@ -74,7 +79,13 @@ class Ranges:
     """The split's file instructions in as_dataset's input order, and the
     records each one's stream holds: all of ``[skip, skip + take)``, or only
     the good ones when corrupted records are skipped (``max_errors``; then
-    the instructions' ranges are verified once, as the readers do)."""
+    the instructions' ranges are verified once, as the readers do).
+
+    Example:
+        >>> r = Ranges([FileInstruction("/d/a", 2, 3, 5)], ReadConfig())
+        >>> r.takes, r.position(0, 1), r.rest(0, 1)
+        ([3], 3, FileInstruction(filename='/d/a', skip=3, take=2, examples_in_shard=5))
+    """
 
     def __init__(self, fis: Sequence[FileInstruction], rc: ReadConfig) -> None:
         self.fis, self.rc = list(fis), rc
@@ -105,7 +116,7 @@ class _FakeRanges(Ranges):
         return self.fis[i].skip + offset
 
 
-def held_pieces(ranges: Ranges, runs: Sequence[tuple[int, int, int]],
+def _held_pieces(ranges: Ranges, runs: Sequence[tuple[int, int, int]],
                 held: Sequence[int]) -> list[FileInstruction]:
     """The examples at stream positions ``held`` (of the stream ``runs``
     describe) as file instructions, one per run of consecutive records."""
@@ -125,7 +136,7 @@ def held_pieces(ranges: Ranges, runs: Sequence[tuple[int, int, int]],
     return out
 
 
-def unread_pieces(ranges: Ranges, order: Sequence[int],
+def _unread_pieces(ranges: Ranges, order: Sequence[int],
                   done: dict[int, int]) -> list[FileInstruction]:
     """Each instruction of ``order`` cut to the part not read yet."""
     return [ranges.rest(i, done.get(i, 0)) for i in order if done.get(i, 0) < ranges.takes[i]]
@@ -133,7 +144,14 @@ def unread_pieces(ranges: Ranges, order: Sequence[int],
 
 def worker_config(base: ReadConfig, n: int, w: int, plan: Any = None) -> ReadConfig:
     """Worker ``w``'s read config; a single worker whose read had no input
-    context (no ``shard`` step in its plan) is rebuilt without one."""
+    context (no ``shard`` step in its plan) is rebuilt without one.
+
+    Example:
+        >>> worker_config(ReadConfig(), 3, 1).input_context
+        InputContext(num_input_pipelines=3, input_pipeline_id=1, num_replicas_in_sync=1)
+        >>> worker_config(ReadConfig(), 1, 0, [["source", {}]]).input_context is None
+        True
+    """
     if n == 1 and plan is not None and all(s[0] != "shard" for s in plan):
         return dataclasses.replace(base, input_context=None)
     return dataclasses.replace(base, input_context=InputContext(n, w))
@@ -143,7 +161,20 @@ def pieces_from_states(ranges: Ranges, states: Sequence[Any], shuffle_files: boo
                        disable_shuffling: bool) -> list[FileInstruction]:
     """What the old workers have not delivered, worker after worker: the
     examples their shuffle buffers hold, then the unread rest of their
-    instructions (refusing a set of states that does not belong together)."""
+    instructions (refusing a set of states that does not belong together).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from minibatcher import tfds
+        >>> from minibatcher.tfds.testing import write_dataset
+        >>> b = tfds.builder_from_directory(write_dataset(pathlib.Path(tempfile.mkdtemp()),
+        ...                                               {"train": [3, 2]}))
+        >>> it = iter(b.as_dataset("train")); _ = next(it)
+        >>> ranges = Ranges(b.info.splits["train"].file_instructions, ReadConfig())
+        >>> [(f.basename()[-14:], f.skip, f.take)
+        ...  for f in pieces_from_states(ranges, [it.get_state()], False, False)]
+        [('00000-of-00002', 1, 2), ('00001-of-00002', 0, 2)]
+    """
     check_distinct(states)
     workers = [WorkerState.parse(s, w) for w, s in enumerate(states)]
     cursors = []
@@ -164,18 +195,29 @@ def _pieces_of(ranges: Ranges, worker: WorkerState, cursor: ShardReadCursor
     order = cursor.full_order()
     read, held = buffered(worker.shuffles, sum(ranges.takes[i] for i in order))
     if read is None:  # no buffer: the read's cursor is current
-        return unread_pieces(ranges, order, cursor.read_per_instruction())
+        return _unread_pieces(ranges, order, cursor.read_per_instruction())
     runs = interleave_runs(order, ranges.takes, cursor.node.cycle, cursor.node.block, read)
     done = {inst: first + n for inst, first, n in runs}
-    return held_pieces(ranges, runs, held) + unread_pieces(ranges, order, done)
+    return _held_pieces(ranges, runs, held) + _unread_pieces(ranges, order, done)
 
 
 def pieces_from_count(ranges: Ranges, rc: ReadConfig, shuffle_files: bool,
                       disable_shuffling: bool, count: int, epoch: int) -> list[FileInstruction]:
     """What one old worker has not read after taking ``count`` examples from
-    as_dataset in ``epoch``."""
+    as_dataset in ``epoch``.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from minibatcher import tfds
+        >>> from minibatcher.tfds.testing import write_dataset
+        >>> b = tfds.builder_from_directory(write_dataset(pathlib.Path(tempfile.mkdtemp()),
+        ...                                               {"train": [3, 2]}))
+        >>> ranges = Ranges(b.info.splits["train"].file_instructions, ReadConfig())
+        >>> [(f.skip, f.take) for f in pieces_from_count(ranges, ReadConfig(), False, False, 4, 0)]
+        [(1, 1)]
+    """
     read = shard_read(ranges.sources, rc, shuffle_files, disable_shuffling, ranges.cache)
     for _ in range(epoch + 1):  # each iteration of the dataset is the next epoch's order
         order = [int(i) for i in read.order]
     done = consumed_per_instruction(order, ranges.takes, read.cycle, read.block, int(count))
-    return unread_pieces(ranges, order, done)
+    return _unread_pieces(ranges, order, done)

@@ -41,7 +41,19 @@ class WorkerState:
     """One old worker's state taken apart: its plan up to the read, the read's
     cursor (current, or at the start of the iteration when a shuffle buffer
     read ahead), and the shuffles after the read, outermost first, as
-    ``(options, cursor)``."""
+    ``(options, cursor)``.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from minibatcher import tfds
+        >>> from minibatcher.tfds.testing import write_dataset
+        >>> b = tfds.builder_from_directory(write_dataset(pathlib.Path(tempfile.mkdtemp()),
+        ...                                               {"train": [3, 2]}))
+        >>> it = iter(b.as_dataset("train").shuffle(2, seed=1)); _ = next(it)
+        >>> w = WorkerState.parse(it.get_state(), 0)
+        >>> [step[0] for step in w.plan], w.read.path, len(w.shuffles)
+        (['source', 'tfds_read'], 'states[0].iterator.in0', 1)
+    """
 
     plan: list[Any]
     read: Fields
@@ -107,7 +119,8 @@ class _Ctx:
 
 
 def check_read(worker: WorkerState, read: ShardInterleave, w: int, shuffle_files: bool) -> None:
-    """Refuses a worker state whose read is not the read worker ``w`` makes."""
+    """Refuses a worker state whose read is not the read worker ``w`` makes
+    (see :func:`_step_problems` in the module's example)."""
     ours = plan_of(read)
     ops = [_op(s) for s in worker.plan]
     if ("shuffle" in ops) != bool(shuffle_files):
@@ -125,7 +138,14 @@ def check_read(worker: WorkerState, read: ShardInterleave, w: int, shuffle_files
 
 
 def check_distinct(states: Sequence[Any]) -> None:
-    """No state given twice."""
+    """No state given twice.
+
+    Example:
+        >>> check_distinct([{"a": 1}, {"a": 1}])
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.CheckpointError: states[0] and states[1] are the same state; pass one state per old worker, in worker order
+    """
     for a in range(len(states)):
         for b in range(a + 1, len(states)):
             if states[a] == states[b]:
@@ -146,7 +166,13 @@ def buffered(shuffles: Sequence[tuple[Fields, Fields]], length: int
     """For shuffles over a stream of ``length`` elements (outermost first): how
     many stream elements they read, and the stream positions read but not
     delivered (what their buffers hold), re-derived from the emitted counts
-    and the seeds (the buffers are not in the state)."""
+    and the seeds (the buffers are not in the state); ``(None, [])`` without
+    shuffles.
+
+    Example:
+        >>> buffered([], 10)
+        (None, [])
+    """
     read: int | None = None
     held: list[int] = []
     for opts, st in shuffles:

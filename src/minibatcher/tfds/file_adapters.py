@@ -19,7 +19,12 @@ from ..errors import NotSupportedError
 
 
 class FileFormat(enum.Enum):
-    """Format of the record files (the value is the file name suffix)."""
+    """Format of the record files (the value is the file name suffix).
+
+    Example:
+        >>> FileFormat("riegeli").file_suffix
+        'riegeli'
+    """
 
     TFRECORD = "tfrecord"
     RIEGELI = "riegeli"

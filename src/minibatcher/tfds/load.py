@@ -60,7 +60,15 @@ def _latest_version(folder: Path, wanted: str | None) -> Path | None:
 def find_builder_dir(name: str, data_dir: str | os.PathLike | None = None,
                      **builder_kwargs: Any) -> Path:
     """The folder of ``name`` (``'ds'``, ``'ds/config'``, ``'ds:1.2.*'`` ...) under
-    ``data_dir`` (default: ``$TFDS_DATA_DIR`` or ``~/tensorflow_datasets``)."""
+    ``data_dir`` (default: ``$TFDS_DATA_DIR`` or ``~/tensorflow_datasets``).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from minibatcher.tfds.testing import write_dataset
+        >>> root = pathlib.Path(tempfile.mkdtemp()); _ = write_dataset(root, {"train": [1]})
+        >>> find_builder_dir("toy:1.*.*", root).relative_to(root).as_posix()
+        'toy/1.0.0'
+    """
     ds_name, kwargs = parse_builder_name_kwargs(name, **builder_kwargs)
     version, config = kwargs.pop("version", None), kwargs.pop("config", None)
     kwargs.pop("file_format", None)

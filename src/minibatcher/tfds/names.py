@@ -70,7 +70,12 @@ def is_valid_dataset_name(name_str: str) -> bool:
 
 
 def is_valid_dataset_and_class_name(name_str: str) -> bool:
-    """Whether ``name_str`` is a plain Python-identifier-like name."""
+    """Whether ``name_str`` is a plain Python-identifier-like name.
+
+    Example:
+        >>> is_valid_dataset_and_class_name("MyDataset"), is_valid_dataset_and_class_name("a/b")
+        (True, False)
+    """
     return bool(re.match(r"^" + _NAME_CLASS + r"$", name_str))
 
 
@@ -220,5 +225,10 @@ def references_for(name_to_tfds_name: Mapping[str, str]) -> dict[str, DatasetRef
 
 
 def reference_for(tfds_name: str) -> DatasetReference:
-    """``DatasetReference.from_tfds_name(tfds_name)``."""
+    """``DatasetReference.from_tfds_name(tfds_name)``.
+
+    Example:
+        >>> reference_for("ds/config:1.2.3").config
+        'config'
+    """
     return DatasetReference.from_tfds_name(tfds_name)

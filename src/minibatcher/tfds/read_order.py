@@ -68,7 +68,14 @@ def _check_input_context(count: int, read_config: ReadConfig) -> None:
 
 def instruction_order(count: int, read_config: ReadConfig, shuffle_files: bool) -> Dataset:
     """The dataset of instruction numbers in reading order: sharded per input
-    pipeline, then shuffled (iterating it again gives the next epoch's order)."""
+    pipeline, then shuffled (iterating it again gives the next epoch's order).
+
+    Example:
+        >>> from minibatcher.tfds import InputContext
+        >>> rc = ReadConfig(input_context=InputContext(2, 1))
+        >>> [int(i) for i in instruction_order(5, rc, shuffle_files=False)]
+        [1, 3]
+    """
     inst = Dataset.from_tensor_slices(np.arange(count, dtype=np.int64))
     ctx = read_config.input_context
     if ctx is not None:
@@ -111,7 +118,14 @@ def read_files(instructions: Sequence[FileInstruction], read_config: ReadConfig,
                shuffle_files: bool, decoding: ExampleDecoding | None,
                disable_shuffling: bool = False) -> Dataset:
     """The dataset of examples of ``instructions`` in TFDS's order
-    (``Reader.read_files``: TFDS's checks and errors, in its order)."""
+    (``Reader.read_files``: TFDS's checks and errors, in its order).
+
+    Example:
+        >>> read_files([], ReadConfig(), False, None)
+        Traceback (most recent call last):
+        ...
+        ValueError: Instruction [] corresponds to no data!
+    """
     if not instructions:
         raise ValueError(f"Instruction {list(instructions)} corresponds to no data!")
     fis = list(instructions)
@@ -132,7 +146,16 @@ def shard_read(sources: Sequence[ShardSource], read_config: ReadConfig, shuffle_
                disable_shuffling: bool, cache: ShardCache) -> ShardInterleave:
     """The read op over the sources of the (sorted) file instructions: the
     instruction order, then the interleave (TFDS's ``assert_cardinality`` when
-    the config asks and no input context shards the read)."""
+    the config asks and no input context shards the read).
+
+    Example:
+        >>> fis = [FileInstruction("/d/a", 0, 3, 3), FileInstruction("/d/b", 0, 2, 2)]
+        >>> cache = ShardCache()
+        >>> read = shard_read([ShardSource(f, "", cache, None, False) for f in fis],
+        ...                   ReadConfig(), False, False, cache)
+        >>> read.cycle, read.block, read.cardinality()
+        (2, 16, 5)
+    """
     order = instruction_order(len(sources), read_config, shuffle_files)
     if read_config.repeat_filenames:
         order = order.repeat()

@@ -50,7 +50,17 @@ class ShardCache(TFRecordFiles):
 
 
 class ExampleDecoding:
-    """Serialized Examples -> feature dicts, per features.json."""
+    """Serialized Examples -> feature dicts, per features.json.
+
+    Example:
+        >>> from minibatcher.formats.tfrecord import encode_example
+        >>> from minibatcher.tfds.features import parse_features
+        >>> from minibatcher.tfds.testing import DEFAULT_FEATURES
+        >>> d = ExampleDecoding(parse_features(DEFAULT_FEATURES))
+        >>> ex = d.decode([encode_example({"id": [4], "label": [1]})], lambda i: "rec")[0]
+        >>> int(ex["id"]), int(ex["label"])
+        (4, 1)
+    """
 
     def __init__(self, tree: FeatureTree | Leaf, skip: frozenset[str] = frozenset()) -> None:
         self.tree = tree

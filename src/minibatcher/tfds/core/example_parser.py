@@ -24,7 +24,8 @@ __all__ = ["ExampleParser", "full_row_lengths", "reshape_ragged_tensor"]
 
 
 class ExampleParser:
-    """Decodes serialized Examples of a dataset (``parse_example``)."""
+    """Decodes serialized Examples of a dataset (``parse_example``; see the
+    module's example)."""
 
     def __init__(self, features: Mapping[str, Any] | FeatureTree | Leaf) -> None:
         tree = features if isinstance(features, (FeatureTree, Leaf)) else \

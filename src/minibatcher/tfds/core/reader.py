@@ -32,7 +32,14 @@ __all__ = ["ReadConfig", "Reader", "id_prefixes"]
 
 class Reader:
     """Reads file instructions in TFDS's order (``example_specs``: the features,
-    as features.json or its parsed tree; None for raw records)."""
+    as features.json or its parsed tree; None for raw records).
+
+    Example:
+        >>> Reader(None, "riegeli")
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.NotSupportedError: Reader: file format 'riegeli' is not supported; only 'tfrecord' shards can be read
+    """
 
     def __init__(self, example_specs: Mapping[str, Any] | FeatureTree | Leaf | None,
                  file_format: str | FileFormat = FileFormat.TFRECORD) -> None:

@@ -10,9 +10,10 @@ or the error TFDS raised. ``tests/tfds/test_tfds_diff.py`` reads the same specs 
 
     TF_CPP_MIN_LOG_LEVEL=3 python tools/tfds_diff_gen.py tests/data/tfds_diff
 
-Specs whose order TFDS leaves to the machine are not generated: file shuffling without a seed
-(TF then reads nondeterministically) and ``interleave_cycle_length=None`` (AUTOTUNE: the number of
-schedulable cores) when more than one file is read.
+File shuffling without a seed is not generated (TF then reads nondeterministically).
+``interleave_cycle_length=None`` (AUTOTUNE) depends on the schedulable cores: the file records
+this machine's count, and the test reads those specs with ``Options().autotune.cpu_budget`` set
+to it (minibatcher's knob for the count).
 """
 
 from __future__ import annotations
@@ -156,18 +157,6 @@ def tf_read_config(rc: dict[str, Any]) -> tfds.ReadConfig:
     return tfds.ReadConfig(**kw)
 
 
-def _unsupported(builder: Any, spec: dict[str, Any]) -> bool:
-    """Specs whose TFDS order depends on the machine (see the module docstring)."""
-    rc = spec["read_config"]
-    if "interleave_cycle_length" in rc and rc["interleave_cycle_length"] is None:
-        try:
-            count = len(builder.info.splits[tf_split(spec["split"])].file_instructions)
-        except Exception:  # noqa: BLE001 - the read itself will raise
-            return False
-        return count > 1 or bool(rc.get("repeat_filenames"))
-    return False
-
-
 def _epoch(ds: Any, limit: int | None) -> dict[str, Any]:
     """One iteration: ids and digest of what was delivered, and the error that ended it."""
     elements, out = [], {}
@@ -229,11 +218,10 @@ def main(out: str) -> None:
     cases = []
     while len(cases) < NUM_SPECS:
         spec = make_spec(rng, builders, len(cases))
-        if _unsupported(builders[spec["dataset"]], spec):
-            continue
         cases.append({"spec": spec, "expected": run(builders[spec["dataset"]], spec)})
     errors = sum("error" in c["expected"] for c in cases)
     doc = {"tfds": tfds.__version__, "tf": tf.__version__, "seed": SEED, "nested_dirs": NESTED,
+           "cores": len(os.sched_getaffinity(0)),
            "cases": cases, "nested": nested_cases(root)}
     (root / "expected.json").write_text(json.dumps(doc, separators=(",", ":")) + "\n")
     print(f"{len(cases)} specs ({errors} raise in TFDS) -> {root / 'expected.json'}")

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from minibatcher import tfds
+from minibatcher.tfdata import Options
 
 from . import diff_canon
 
@@ -26,14 +27,15 @@ _BUILDERS: dict[str, Any] = {}
 # Differences kept on purpose (docs/tfrecord-tfds.md, "Where we differ"); strict: a case that
 # starts to match must leave this table.
 KNOWN = {
-    98: "repeat_filenames with a reshuffling file shuffle, an iteration left part-way: TF's next "
-        "iteration starts from the file-shuffle seeds after the repetitions its parallel "
-        "interleave had read ahead (autotuned buffers); ours after those it read",
-    287: "as spec 98",
-    261: "as spec 98 (the first iteration ends at the cardinality error)",
-    147: "TFDS's autocache (ds.cache()) after an error in the first iteration (the cardinality "
+    106: "repeat_filenames with a reshuffling file shuffle, an iteration left part-way: TF's next "
+         "iteration starts from the file-shuffle seeds after the repetitions its parallel "
+         "interleave had read ahead (autotuned buffers); ours after those it read",
+    310: "as spec 106",
+    278: "as spec 106 (the first iteration ends at the cardinality error)",
+    159: "TFDS's autocache (ds.cache()) after an error in the first iteration (the cardinality "
          "assertion of repeat_filenames): TF's cache then replays the examples read and ends; "
          "we raise again",
+    160: "as spec 159",
 }
 _TF_OP_SUFFIX = re.compile(r" \[Op:\w+\]( name: ?\S*)?$")  # eager TF's annotation of op errors
 
@@ -53,6 +55,9 @@ def our_split(split: Any) -> Any:
 
 def our_read_config(rc: dict[str, Any]) -> tfds.ReadConfig:
     kw = {k: v for k, v in rc.items() if k not in ("sort", "input_context")}
+    if "interleave_cycle_length" in rc and rc["interleave_cycle_length"] is None:
+        kw["options"] = Options()  # AUTOTUNE: count the cores of the machine TFDS ran on
+        kw["options"].autotune.cpu_budget = EXPECTED["cores"]
     if "input_context" in rc:
         kw["input_context"] = tfds.InputContext(*rc["input_context"])
     if "sort" in rc:
@@ -131,3 +136,5 @@ def test_the_suite_covers_the_read_options() -> None:
     assert sum(s["as_supervised"] for s in specs) > 30
     assert sum(s["batch_size"] not in (None, -1) for s in specs) > 30
     assert sum("error" in c["expected"] for c in EXPECTED["cases"]) > 20
+    assert sum(r.get("interleave_cycle_length", 0) is None for r in rcs) > 10  # AUTOTUNE
+    assert sum(bool(r.get("repeat_filenames")) for r in rcs) > 10

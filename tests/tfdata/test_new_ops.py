@@ -76,11 +76,14 @@ def test_counter_checks_its_dtype() -> None:
 
 
 def test_sample_and_choose_arguments() -> None:
-    with pytest.raises(TypeError, match="choice_dataset.*should be a `Dataset`"):
+    with pytest.raises(TypeError, match="choice_dataset.*should be a `tf.data.Dataset`"):
         Dataset.choose_from_datasets([Dataset.range(2)], [0, 1])
-    with pytest.raises(TypeError, match="scalar int64"):
-        list(Dataset.choose_from_datasets([Dataset.range(2)], Dataset.from_tensor_slices([0])))
-    with pytest.raises(TypeError, match="float32 or float64 but is int32"):
+    with pytest.raises(TypeError, match="must be scalar `tf.int64` tensors"):  # when built
+        Dataset.choose_from_datasets([Dataset.range(2)], Dataset.from_tensor_slices([0]))
+    made = Dataset.range(2).map(lambda x: np.int32(x))  # known when the elements come
+    with pytest.raises(TypeError, match="must be scalar `tf.int64` tensors"):
+        list(Dataset.choose_from_datasets([Dataset.range(2)], made))
+    with pytest.raises(TypeError, match="`tf.float32` or `tf.float64` but is int32"):
         Dataset.sample_from_datasets([Dataset.range(2), Dataset.range(2)], weights=[1, 2])
 
 

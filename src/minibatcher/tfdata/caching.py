@@ -2,7 +2,8 @@
 
 TF's rules, checked against TF 2.21: an iteration that starts while the cache is
 incomplete reads the input (and keeps what it reads for itself); the first one
-to reach the end fills the cache, and every later iteration reads the cache
+to reach the end (or to read as many elements as the input's known cardinality)
+fills the cache, and every later iteration reads the cache
 without touching the input (a shuffle below a cache is shuffled once: every
 iteration gives the same order). An iteration abandoned before the end leaves
 nothing behind (``cache().take(k)`` reads the input every time). ``cache(filename)``
@@ -95,18 +96,24 @@ class _WriteIter(Iter):
 
     def __init__(self, node: "CacheDataset", source: Iter, content: Content, written: int) -> None:
         self.node, self.source, self.content, self.written = node, source, content, written
+        self.expected = node._parent._cardinality()  # known: complete without reaching the end
 
     def __next__(self) -> Any:
         try:
             x = next(self.source)
         except StopIteration:
-            if self.content.length < 0:
-                self.content.length = self.written
-                self.node._complete(self.content)
+            self._complete()
             raise
         self.content.memo[self.written] = x
         self.written += 1
+        if self.written == self.expected:
+            self._complete()  # TF: all elements of a known cardinality read is complete
         return x
+
+    def _complete(self) -> None:
+        if self.content.length < 0:
+            self.content.length = self.written
+            self.node._complete(self.content)
 
     def state(self) -> dict[str, Any]:
         return {"mode": "write", "in": self.source.state(), "in0": self.content.in0,

@@ -22,6 +22,8 @@ Example:
 
 from __future__ import annotations
 
+import bisect
+import struct
 from typing import Any, Sequence
 
 import numpy as np
@@ -30,7 +32,7 @@ from ..state import Fields
 from .core import INFINITE, UNKNOWN, Iter
 from .dataset import Dataset
 from .errors import InvalidArgumentError
-from .philox import Draws
+from .philox import Draws, philox4x32_10
 from .shuffle import SeedGenerator
 
 _M32 = np.uint64(0xFFFFFFFF)
@@ -168,7 +170,8 @@ def _index(value: Any, count: int) -> int:
     arr = np.asarray(value)
     if arr.shape != () or arr.dtype != np.int64:
         raise TypeError("Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar "
-                        f"int64 values, but got dtype {arr.dtype} with shape {list(arr.shape)}")
+                        f"`tf.int64` tensors but are of dtype {arr.dtype} and shape "
+                        f"{list(arr.shape)}.")
     index = int(arr)
     if not 0 <= index < count:
         raise InvalidArgumentError(f"Selector index out of range: {index} >= {count}")
@@ -257,9 +260,26 @@ def _weights_array(weights: Sequence[Any]) -> np.ndarray:
         elif out.dtype.kind in "iu":
             out = out.astype(np.int32)
     if out.dtype not in (np.float32, np.float64):
-        raise TypeError("Invalid `weights`. `weights` type must be either float32 or float64 but "
-                        f"is {out.dtype}.")
+        raise TypeError("Invalid `weights`. `weights` type must be either `tf.float32` or "
+                        f"`tf.float64` but is {out.dtype}.")
     return out
+
+
+def select_one(cdf: np.ndarray, seed0: int, seed1: int) -> int:
+    """:func:`select` for one seed pair, in plain Python (cheaper than NumPy for one).
+
+    Example:
+        >>> cdf = np.array([1.0, 2.0, 3.0])
+        >>> select_one(cdf, 5, 6) == int(select(cdf, np.array([5]), np.array([6]))[0])
+        True
+    """
+    m = 0xFFFFFFFF
+    mix = philox4x32_10((seed0 & m, seed0 >> 32 & m, seed1 & m, seed1 >> 32 & m),
+                        (0x3EC8F720, 0x02461E29))
+    w0, w1 = philox4x32_10((0, 0, mix[2], mix[3]), (mix[0], mix[1]))[:2]
+    bits = (1023 << 52) | ((w0 & 0xFFFFF) << 32) | w1
+    uniform = struct.unpack("<d", bits.to_bytes(8, "little"))[0] - 1.0
+    return bisect.bisect_right(cdf.tolist(), uniform * float(cdf[-1]))
 
 
 def _varying_selector(weights: Dataset, seed: int | None, rerandomize: bool | None) -> Dataset:
@@ -267,7 +287,7 @@ def _varying_selector(weights: Dataset, seed: int | None, rerandomize: bool | No
 
     def sample_with_weights(logits: Any, seeds: Any) -> np.int64:
         cdf = multinomial_cdf(np.asarray(logits).reshape(-1))
-        return np.int64(select(cdf, seeds[0:1], seeds[1:2])[0])
+        return np.int64(select_one(cdf, int(seeds[0]), int(seeds[1])))
 
     logits = weights.map(lambda *p: np.log(np.asarray(p)))
     seeds = RandomDataset(seed, rerandomize).batch(2)
@@ -288,6 +308,7 @@ def sample_from_datasets(datasets: Sequence[Dataset], weights: Any = None,
     datasets = list(datasets)
     if not datasets:
         raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    _check_compatible(datasets)
     if isinstance(weights, Dataset):
         selector = _varying_selector(weights, seed, rerandomize_each_iteration)
         return DirectedInterleaveDataset(selector, datasets, stop_on_empty_dataset)
@@ -309,6 +330,46 @@ def sample_from_datasets(datasets: Sequence[Dataset], weights: Any = None,
     return DirectedInterleaveDataset(selector, datasets, stop_on_empty_dataset)
 
 
+def _compatible(a: Any, b: Any) -> bool:
+    """Whether two (partly known) element specs have a common supertype (TF's rule:
+    same structure and kinds, same dtypes; shapes always have one)."""
+    from .specs import TensorSpec
+    from .structure import is_structure
+    if a is None or b is None:
+        return True
+    if is_structure(a) or is_structure(b):
+        if type(a) is not type(b) or len(a) != len(b):
+            return False
+        if isinstance(a, dict):
+            return sorted(a) == sorted(b) and all(_compatible(a[k], b[k]) for k in a)
+        return all(_compatible(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, TensorSpec) and isinstance(b, TensorSpec):
+        return a.dtype == b.dtype
+    return type(a) is type(b)
+
+
+def _check_compatible(datasets: list[Dataset]) -> None:
+    """TF's build-time check: the inputs' element specs must have a common supertype."""
+    from .element_spec import static_spec
+    specs = [static_spec(d) for d in datasets]
+    for i, spec in enumerate(specs[1:], 1):
+        if not _compatible(specs[0], spec):
+            raise TypeError(f"Invalid `datasets`. `datasets` must have compatible element specs.\n"
+                            f" Dataset 0 element_spec={specs[0]}.\n"
+                            f"Dataset {i} element_spec={spec}.")
+
+
+def _check_choice(choice_dataset: Dataset) -> None:
+    from .element_spec import static_spec
+    from .specs import TensorSpec
+    spec = static_spec(choice_dataset)
+    if spec is None:
+        return
+    if not isinstance(spec, TensorSpec) or spec.dtype.name != "int64" or spec.shape.dims != ():
+        raise TypeError("Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar "
+                        f"`tf.int64` tensors but are {spec}.")
+
+
 def choose_from_datasets(datasets: Sequence[Dataset], choice_dataset: Dataset,
                          stop_on_empty_dataset: bool = True) -> Dataset:
     """``Dataset.choose_from_datasets``: element ``i`` from ``datasets[choice[i]]``.
@@ -323,6 +384,8 @@ def choose_from_datasets(datasets: Sequence[Dataset], choice_dataset: Dataset,
     if not datasets:
         raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
     if not isinstance(choice_dataset, Dataset):
-        raise TypeError("Invalid `choice_dataset`. `choice_dataset` should be a `Dataset` but is "
-                        f"{type(choice_dataset).__name__}.")
+        raise TypeError("Invalid `choice_dataset`. `choice_dataset` should be a `tf.data.Dataset` "
+                        f"but is {type(choice_dataset).__name__}.")
+    _check_choice(choice_dataset)
+    _check_compatible(datasets)
     return DirectedInterleaveDataset(choice_dataset, datasets, stop_on_empty_dataset)

@@ -66,7 +66,7 @@ def check_new_state(initial: Any, new: Any, what: str) -> Any:
         >>> check_new_state(np.int32(0), np.int64(1), "scan_func")
         Traceback (most recent call last):
         ...
-        TypeError: Invalid `scan_func`. The element types for the new state must match ... Expected ['int32'], got ['int64'].
+        TypeError: Invalid `scan_func`. The element types for the new state must ... got ['int64'].
     """
     new = as_state(new)
     if _skeleton(new) != _skeleton(initial):
@@ -90,13 +90,24 @@ def _pair(result: Any) -> tuple[Any, Any]:
                     f" ({result!r}).")
 
 
+def _guarded(fn: Callable[..., Any], *args: Any, what: str = "") -> Any:
+    """``fn(*args)``; a StopIteration inside it is an error, not the end of the data (TF's
+    rule: a function cannot end its dataset)."""
+    try:
+        return fn(*args)
+    except StopIteration as e:
+        from .errors import InvalidArgumentError
+        raise InvalidArgumentError(f"{what or 'a function'} raised StopIteration; a function "
+                                   "passed to a dataset cannot end it") from e
+
+
 class _ScanIter(Iter):
     def __init__(self, node: "ScanDataset", parent: Iter, state: Any) -> None:
         self.node, self.parent, self.carry = node, parent, state
 
     def __next__(self) -> Any:
         element = next(self.parent)
-        new_state, output = _pair(self.node._fn(self.carry, element))
+        new_state, output = _pair(_guarded(self.node._fn, self.carry, element, what="scan_func"))
         self.carry = check_new_state(self.node._initial, new_state, "scan_func")
         return as_state(output)
 
@@ -165,6 +176,7 @@ def reduce_dataset(dataset: Dataset, initial_state: Any,
     initial = as_state(initial_state)
     carry = initial
     for element in dataset:
-        carry = check_new_state(initial, reduce_func(carry, element), "reduce_func")
+        carry = check_new_state(initial, _guarded(reduce_func, carry, element, what="reduce_func"),
+                                "reduce_func")
     return carry
 

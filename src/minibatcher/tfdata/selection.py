@@ -27,6 +27,7 @@ from ..state import Fields
 from .core import UNKNOWN, Iter
 from .dataset import Dataset
 from .errors import InvalidArgumentError
+from .scan import _guarded
 from .structure import call, is_structure
 from .transforms import _PassIter, _Unary
 
@@ -51,7 +52,7 @@ class _TakeWhileIter(_PassIter):
         if self.done:
             raise StopIteration
         x = next(self.parent)
-        if not _predicate_value(call(self.predicate, x)):
+        if not _predicate_value(_guarded(call, self.predicate, x, what="predicate")):
             self.done = True
             raise StopIteration
         return x

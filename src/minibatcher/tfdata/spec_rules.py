@@ -131,9 +131,18 @@ def _directed(node: Any) -> Any:
 
 
 def _rebatch(node: Any) -> Any:
+    """TF's static batch dimension of ``rebatch``: the size when every size is the same
+    and no partial batch can form (``drop_remainder``, or input batches of a known
+    size it divides)."""
+    spec = _parent(node)
     sizes = set(node._sizes)
-    size = sizes.pop() if len(sizes) == 1 and node._drop else None
-    return map_leaves(_parent(node), lambda s: _batched(unbatched(s), size)
+    size = sizes.pop() if len(sizes) == 1 else None
+    if size is not None and not node._drop:
+        leading = {s.shape.dims[0] if isinstance(s, TensorSpec) and s.shape.dims else None
+                   for s in flatten(spec)} if spec is not None else {None}
+        known = leading.pop() if len(leading) == 1 else None
+        size = size if known is not None and size and known % size == 0 else None
+    return map_leaves(spec, lambda s: _batched(unbatched(s), size)
                       if unbatched(s) is not None else None)
 
 

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import CheckpointError
 from ..state import Fields
-from .core import Iter, View, fetch_positions
+from .core import Iter, View
 from .dataset import Dataset
 from .errors import InvalidArgumentError
 from .sources import ElementsSource, SourceDataset
@@ -46,6 +47,16 @@ def window_count(n: int, size: int, shift: int, stride: int, drop: bool) -> int:
     return 0 if n < span else (n - span) // shift + 1
 
 
+class _Failed:
+    """An input element whose production raised (TF keeps the error in the window
+    buffer: it is raised only if a window includes that element)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
 def window_value(elements: list[Any]) -> Any:
     """A window: a dataset of ``elements``, or a structure of datasets (one per component).
 
@@ -54,11 +65,24 @@ def window_value(elements: list[Any]) -> Any:
         >>> [list(d) for d in w]
         [[1, 2], [b'a', b'b']]
     """
+    for e in elements:
+        if isinstance(e, _Failed):
+            raise e.error
     first = elements[0]
     if not is_structure(first):
         return SourceDataset(ElementsSource(elements))
     columns = zip(*(flatten(e) for e in elements), strict=True)
     return pack_as(first, [SourceDataset(ElementsSource(list(c))) for c in columns])
+
+
+def _attempt(fetch: Any, ref: int) -> Any:
+    try:
+        return fetch(ref)
+    except StopIteration:
+        raise CheckpointError("window: the input ended before an element the checkpoint "
+                              "holds; the data changed") from None
+    except Exception as e:  # noqa: BLE001 - a failed element stays a failure
+        return _Failed(e)
 
 
 class _WindowView(View):
@@ -100,6 +124,8 @@ class _WindowIter(Iter):
             except StopIteration:
                 self.done = True
                 break
+            except Exception as e:  # noqa: BLE001 - kept for the window that includes it
+                x = _Failed(e)
             self.refs.append(self.parent.address if self.parent.addressable else self.read)
             self.buf.append(x)
             self.read += 1
@@ -109,7 +135,7 @@ class _WindowIter(Iter):
         self._fill()
         if not self.buf or (node._drop and len(self.buf) < self.span):
             raise StopIteration
-        window = window_value(self.buf[::node._stride][:node._size])
+        members = self.buf[::node._stride][:node._size]
         if node._shift <= len(self.buf):
             del self.buf[:node._shift], self.refs[:node._shift]
         else:
@@ -118,7 +144,7 @@ class _WindowIter(Iter):
             skipped = self.parent.skip(gap)
             self.read += skipped
             self.done = self.done or skipped < gap
-        return window
+        return window_value(members)
 
     def state(self) -> dict[str, Any]:
         by = "address" if self.parent.addressable else "position"
@@ -135,13 +161,14 @@ class _WindowIter(Iter):
             if not self.parent.addressable:
                 raise state.bad("by", "'position' (this pipeline's input has no addresses)")
             self.refs = state.ints("refs", 0, length=held)
-            self.buf = [self.parent.refetch(a) for a in self.refs]
+            self.buf = [_attempt(self.parent.refetch, a) for a in self.refs]
             return
         state.ints("refs", length=0)
         self.refs = list(range(self.read - held, self.read))
         replay = self.node._parent._make_iter(state.child("in0"))
-        found = fetch_positions(replay, self.refs, "window")
-        self.buf = [found[p] for p in self.refs]
+        if replay.skip(self.read - held) != self.read - held:
+            raise state.bad("read", "a position inside the input", "the data changed")
+        self.buf = [_attempt(lambda _: next(replay), p) for p in self.refs]
 
 
 class WindowDataset(_Unary):

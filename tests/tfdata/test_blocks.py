@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from minibatcher.formats.tfrecord import TFRecordWriter, encode_example
+from minibatcher import tfdata
 from minibatcher.tfdata import (Dataset, SourceDataset, TextLineDataset, TFRecordDataset,
                                 random_seed_scope)
 from minibatcher.tfdata import io as tfio
@@ -82,6 +83,11 @@ def pipelines(files: list[str]) -> dict[str, Callable[[], Dataset]]:
         "group_by_window": lambda: Dataset.range(40).shuffle(10, seed=5).group_by_window(
             lambda x: x % 3, lambda k, w: w.batch(2), window_size=3),
         "map npc=3": lambda: records(2).map(_parse, num_parallel_calls=3).batch(4),
+        "parse decode_raw reshape (lifted)": lambda: records(2).shuffle(9, seed=2).map(_parse)
+            .map(lambda e: (np.reshape(tfio.decode_raw(e["image"], tfdata.uint8, fixed_length=4),
+                                       (2, 2)).astype(np.int32) * 2, e["label"] + 1)).batch(4),
+        "decode_raw indexed (per element)": lambda: records().map(_parse).map(
+            lambda e: tfio.decode_raw(e["image"], tfdata.uint8, fixed_length=4)[1]),
         "flat_map of repeats under a shuffle": lambda: Dataset.range(1, 5).flat_map(
             lambda x: Dataset.range(10 * x, 10 * x + 4).shuffle(4, seed=2).repeat(2))
             .shuffle(9, seed=3).batch(3),
@@ -221,6 +227,18 @@ def test_the_lifted_parse_is_one_call_per_block(shards: list[str]) -> None:
     assert set(calls) == {"RecordBlock"} and len(calls) <= 3
     with block_execution(False):
         assert got == [snapshot(x) for x in TFRecordDataset(shards[:-1]).map(parse).batch(8)]
+
+
+def test_decode_raw_and_reshape_are_lifted_too(shards: list[str]) -> None:
+    calls = []
+
+    def decode(e: Any) -> Any:
+        calls.append(type(e["image"]).__name__)
+        return np.reshape(tfio.decode_raw(e["image"], tfdata.uint8, fixed_length=4), (2, 2))
+
+    with block_execution(True):
+        list(TFRecordDataset(shards[:-1]).map(_parse).map(decode).batch(8))
+    assert set(calls) == {"Rows"} and len(calls) <= 3
 
 
 def test_a_function_that_only_computes_is_never_called_with_a_block() -> None:

@@ -34,7 +34,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .block import Block, ColumnBlock, RecordsBlock, pack_like
+from .block import ArrayColumn, Block, ColumnBlock, RecordsBlock, _has_values, pack_like
+from .rows import Rows
 from .structure import call, flatten, is_structure
 
 BLOCK_FUNCTIONS = frozenset({"parse_single_example", "parse_example", "decode_raw",
@@ -80,23 +81,28 @@ def block_argument(block: Block) -> Any:
     """What a lifted function is called with for ``block`` (None: nothing).
 
     Example:
-        >>> from minibatcher.tfdata.block import ArrayColumn
         >>> arg = block_argument(ColumnBlock((0, 0), [ArrayColumn(np.arange(2))] * 2))
-        >>> type(arg).__name__, len(arg[0])
-        ('tuple', 2)
+        >>> type(arg).__name__, type(arg[0]).__name__, arg[0].values.tolist()
+        ('tuple', 'Rows', [0, 1])
     """
     if isinstance(block, RecordsBlock):
         return _record_block(block)
     if isinstance(block, ColumnBlock):
+        leaves = [Rows(c.values) if _has_values(c) else c for c in block.columns]
         if not is_structure(block.template):
-            return block.columns[0]
-        return pack_like(block.template, block.columns)
+            return leaves[0]
+        return pack_like(block.template, leaves)
     return None
 
 
-def _is_column(value: Any, n: int) -> bool:
-    return hasattr(value, "row") and hasattr(value, "batch") and hasattr(value, "__len__") \
-        and not isinstance(value, np.ndarray) and len(value) == n
+def _as_column(value: Any, n: int) -> Any:
+    """A function's result leaf as a column of ``n`` rows, or None."""
+    if isinstance(value, Rows):
+        return ArrayColumn(value.values) if len(value.values) == n else None
+    if hasattr(value, "row") and hasattr(value, "batch") and hasattr(value, "__len__") \
+            and not isinstance(value, np.ndarray) and len(value) == n:
+        return value
+    return None
 
 
 class Lift:
@@ -125,8 +131,8 @@ class Lift:
             if getattr(e, "record", None) is None:
                 self.liftable = False
             return None
-        leaves = flatten(out)
-        if not leaves or not all(_is_column(leaf, len(block)) for leaf in leaves):
+        leaves = [_as_column(leaf, len(block)) for leaf in flatten(out)]
+        if not leaves or any(leaf is None for leaf in leaves):
             self.liftable = False
             return None
         self.liftable = True

@@ -75,6 +75,11 @@ def _same_size(flat: list[bytes], dtype: np.dtype) -> tuple[bytes, int]:
     return b"".join(flat), size
 
 
+def _is_block(value: Any) -> bool:
+    """A block's values (``Rows``, or a parsed ``DenseColumn``) given by block execution."""
+    return type(value).__name__ in ("Rows", "DenseColumn")
+
+
 def decode_raw(input_bytes: Any, out_type: Any, little_endian: bool = True,
                fixed_length: int | None = None, name: str | None = None) -> np.ndarray:
     """``tf.io.decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None)``.
@@ -87,6 +92,11 @@ def decode_raw(input_bytes: Any, out_type: Any, little_endian: bool = True,
         ...
         minibatcher.tfdata.errors.InvalidArgumentError: DecodeRaw requires input strings to all be the same size, but element 1 has size 1 != 2
     """
+    rows = getattr(input_bytes, "values", None) if _is_block(input_bytes) else None
+    if rows is not None:  # a block's strings (block execution): row i is decode_raw(string i)
+        from ..rows import Rows
+
+        return Rows(decode_raw(rows, out_type, little_endian, fixed_length))  # type: ignore
     dtype = _out_type(out_type, fixed_length)
     flat, shape = _strings(input_bytes)
     if fixed_length is not None:

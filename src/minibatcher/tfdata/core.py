@@ -207,6 +207,7 @@ class ViewIter(Iter):
         self._cur: Any = iter(self._items)
         self._base = pos
         self._size = 1
+        self._failed: BaseException | None = None
 
     @property
     def pos(self) -> int:
@@ -221,6 +222,10 @@ class ViewIter(Iter):
 
     def _refill(self) -> Any:
         pos = self._base + len(self._items)
+        if self._failed is not None:  # the element after the last block failed: raise it
+            error, self._failed = self._failed, None
+            self._consume_failed(pos)
+            raise error
         if pos >= self._length:
             raise StopIteration
         stop = min(self._length, pos + self._size)
@@ -232,14 +237,23 @@ class ViewIter(Iter):
 
     def _read(self, start: int, stop: int) -> list[Any]:
         try:
-            if self._blocks:
-                return self.view.block(start, stop).elements()
-            return self.view.read(start, stop)
+            block = self.view.block(start, stop) if self._blocks else \
+                ListBlock(self.view.read(start, stop))
         except Exception:
             if stop - start == 1:
                 self._consume_failed(start)
                 raise
-        items: list[Any] = []  # find the failing element: deliver the ones before it
+            return self._read_one_by_one(start, stop)
+        if block.error is not None:  # the element after the block's elements failed
+            if not len(block):
+                self._consume_failed(start)
+                raise block.error
+            self._failed = block.error
+        return block.elements()
+
+    def _read_one_by_one(self, start: int, stop: int) -> list[Any]:
+        """Finds the failing element of a read: the ones before it, or its error."""
+        items: list[Any] = []
         for i in range(start, stop):
             try:
                 items.append(self.view[i])
@@ -253,12 +267,16 @@ class ViewIter(Iter):
 
     def _consume_failed(self, pos: int) -> None:
         """The element at ``pos`` raised: it is consumed (the next call goes on)."""
-        self._items, self._base = [], pos + 1
+        self._items, self._base, self._failed = [], pos + 1, None
         self._cur = iter(self._items)
 
     def next_block(self, count: int) -> Block:
         rest = list(self._cur)  # elements of the current block not handed out yet
         pos = self._base + len(self._items)
+        if self._failed is not None:  # the element after them failed
+            error = self._failed
+            self._consume_failed(pos)
+            return ListBlock(rest, error)
         stop = min(self._length, pos + max(0, count - len(rest)))
         self._items, self._base = [], stop
         self._cur = iter(self._items)
@@ -275,8 +293,11 @@ class ViewIter(Iter):
         if start >= stop:
             return ListBlock([])
         try:
-            return self.view.block(start, stop) if self._blocks else \
+            block = self.view.block(start, stop) if self._blocks else \
                 ListBlock(self.view.read(start, stop))
+            if block.error is not None:  # the element after its elements failed: consumed
+                self._base = min(stop, start + len(block) + 1)
+            return block
         except Exception as e:  # noqa: BLE001 - find the failing element
             error = e
         items: list[Any] = []
@@ -292,7 +313,7 @@ class ViewIter(Iter):
 
     def seek(self, pos: int) -> None:
         """Moves to ``pos`` (``0 <= pos <= len``)."""
-        self._items, self._base = [], pos
+        self._items, self._base, self._failed = [], pos, None
         self._cur = iter(self._items)
 
     def state(self) -> dict[str, Any]:
@@ -302,7 +323,7 @@ class ViewIter(Iter):
         pos = self.pos
         done = max(0, min(count, self._length - pos))
         if done:
-            self._items, self._base = [], pos + done
+            self._items, self._base, self._failed = [], pos + done, None
             self._cur = iter(self._items)
             self._size = 1  # after a jump, read small blocks again (no read-ahead waste)
         return done

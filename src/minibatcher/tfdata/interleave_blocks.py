@@ -24,6 +24,7 @@ import numpy as np
 from .. import _native
 from .block import Block, ListBlock, merge_blocks
 from .core import ViewIter
+from .parallel import first_failure
 
 
 def _cursor(it: Any) -> Any:
@@ -102,6 +103,9 @@ def _read(opened: dict[int, Any], inputs: np.ndarray, positions: np.ndarray,
 
     if workers is not None and len(groups) > 1:
         parts = workers.map(read, [(g,) for g in groups])
+        k = first_failure(parts)
+        if k < len(parts):
+            raise parts[k].error
     else:
         parts = [read(g) for g in groups]
     return merge_blocks(parts, len(inputs))

@@ -12,8 +12,10 @@ Two executors, chosen per ``map`` with ``executor=``:
 
 The calling thread works too (it takes the last chunk), so ``n`` workers use
 ``n`` cores, not ``n + 1``. ``AUTOTUNE`` (-1) is the number of CPUs this
-process may run on (``os.sched_getaffinity``). A worker's error is raised in
-the consumer, with a note naming where it ran.
+process may run on (``os.sched_getaffinity``). A call that raises gives a
+:class:`Failure` holding its exception, with a note naming the worker; the
+consumer raises it at its element (a process's exception carries the
+worker's traceback as its cause).
 
 Example:
     >>> w = Workers(2)
@@ -91,8 +93,50 @@ def check_executor(executor: Any) -> str:
     return executor
 
 
+class Failure:
+    """A failed call in a worker's results: the exception, with a note naming
+    the worker (thread name or process id).
+
+    Example:
+        >>> f = _apply_chunk(lambda x: 1 // x, [0])[0]; type(f.error).__name__
+        'ZeroDivisionError'
+    """
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
 def _apply_chunk(fn: Callable[..., Any], chunk: Sequence[Any]) -> list[Any]:
-    return [call(fn, x) for x in chunk]
+    out: list[Any] = []
+    for x in chunk:
+        try:
+            out.append(call(fn, x))
+        except Exception as e:  # noqa: BLE001 - returned, raised by the consumer at its element
+            e.add_note(f"(raised by the map function in worker {_worker_name()})")
+            out.append(Failure(e))
+    return out
+
+
+def _worker_name() -> str:
+    thread = threading.current_thread()
+    if thread is threading.main_thread():
+        return f"process {os.getpid()}"
+    return f"thread {thread.name!r} of process {os.getpid()}"
+
+
+def first_failure(results: list[Any]) -> int:
+    """The index of the first :class:`Failure` in ``results`` (len when none).
+
+    Example:
+        >>> first_failure([1, Failure(ValueError()), 3]), first_failure([1])
+        (1, 1)
+    """
+    for i, r in enumerate(results):
+        if type(r) is Failure:
+            return i
+    return len(results)
 
 
 class Workers:
@@ -124,8 +168,8 @@ class Workers:
             return self._pool
 
     def map(self, fn: Callable[..., Any], items: list[Any]) -> list[Any]:
-        """``[fn(x) for x in items]`` (tuples unpacked) on the workers, in order;
-        the first error (by position) is raised, with a note naming the worker kind."""
+        """``[fn(x) for x in items]`` (tuples unpacked) on the workers, in order; a
+        call that raises gives a :class:`Failure` in its place."""
         if self.n <= 1 or len(items) <= 1:
             return _apply_chunk(fn, items)
         pool = self._started()
@@ -136,7 +180,7 @@ class Workers:
         try:
             tail = _apply_chunk(fn, local) if local is not None else []
             for f in futures:
-                out.extend(_result(f, self.executor))
+                out.extend(f.result())
         finally:
             for f in futures:
                 f.cancel()
@@ -147,15 +191,6 @@ class Workers:
         """Stops the pool (idempotent)."""
         if self._finalizer is not None:
             self._finalizer()
-
-
-def _result(future: cf.Future, executor: str) -> list[Any]:
-    try:
-        return future.result()
-    except Exception as e:
-        e.add_note(f"(raised by a map function in a worker {executor[:-1]} of "
-                   f"num_parallel_calls; the element is where the iterator stopped)")
-        raise
 
 
 def _split(items: list[Any], parts: int) -> list[list[Any]]:

@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import contextvars
 from typing import Any
 
 import numpy as np
@@ -249,11 +250,19 @@ class FusedEpoch:
         return None if pins is None else Fields(pins, "ahead.pins")
 
 
+# Iterations started by nodes on behalf of a thread that reads ahead (prefetch):
+# node id -> count, seen only in that thread's context (None: the nodes' own counts).
+SEED_LEDGER: contextvars.ContextVar[dict[int, int] | None] = contextvars.ContextVar(
+    "minibatcher_tfdata_seed_ledger", default=None)
+
+
 class SeedGenerator:
     """TF's seed-generator resource of a random dataset node: the node's seeds
     and the count of iterations it has started (iteration ``k`` uses
     ``iteration_seeds(seed, seed2, k, reshuffle)``). A restore sets the count
     to the restored iteration + 1; checkpoints save it (``_generator_state``).
+    A thread reading ahead counts on its own ledger (``SEED_LEDGER``) instead,
+    so the count reflects the elements handed out.
 
     Example:
         >>> g = SeedGenerator(7, True)
@@ -266,7 +275,23 @@ class SeedGenerator:
     def __init__(self, seed: int | None, reshuffle: bool | None) -> None:
         self._seed, self._seed2, self._seeded = shuffle_seeds(seed)
         self._reshuffle = True if reshuffle is None else bool(reshuffle)
-        self.iterations_started = 0
+        self._started = 0
+
+    @property
+    def iterations_started(self) -> int:
+        """Iterations started (on this thread's ledger when it has one for the node)."""
+        ledger = SEED_LEDGER.get()
+        if ledger is not None and id(self) in ledger:
+            return ledger[id(self)]
+        return self._started
+
+    @iterations_started.setter
+    def iterations_started(self, value: int) -> None:
+        ledger = SEED_LEDGER.get()
+        if ledger is not None and id(self) in ledger:
+            ledger[id(self)] = value
+        else:
+            self._started = value
 
     def _seeds_of(self, k: int) -> tuple[int, int]:
         return iteration_seeds(self._seed, self._seed2, k, self._reshuffle)

@@ -22,7 +22,8 @@ from .block import Block, ListBlock, blocks_enabled
 from .core import INFINITE, UNKNOWN, Iter, View, inner_of, state_after
 from .dataset import Dataset
 from .lift import Lift
-from .parallel import Workers, check_executor, parallelism
+from .parallel import Failure, Workers, check_executor, first_failure, parallelism, schedulable_cpus
+from .prefetch import PrefetchIter, PrefetchView
 from .structure import call
 
 
@@ -93,11 +94,19 @@ class _MapView(View):
             lifted = self.lift.apply(block)
             if lifted is not None:
                 return lifted
-        return ListBlock(self._map(block.elements()))
+        if self.workers is None:
+            return ListBlock(self._map(block.elements()))
+        results = self.workers.map(self.fn, block.elements())
+        k = first_failure(results)
+        return ListBlock(results[:k], results[k].error if k < len(results) else None)
 
     def _map(self, items: list[Any]) -> list[Any]:
         if self.workers is not None:
-            return self.workers.map(self.fn, items)
+            results = self.workers.map(self.fn, items)
+            k = first_failure(results)
+            if k < len(results):
+                raise results[k].error
+            return results
         fn = self.fn
         return [call(fn, x) for x in items]
 
@@ -112,11 +121,28 @@ class _MapIter(_PassIter):
         self.fn, self.lift, self.workers, self.source = fn, lift, workers, source
         self._pending: tuple[list[Any], BaseException | None] | None = None
         self._start: tuple[dict[str, Any], int] | None = None  # the input's state, items read
+        self._ready: list[Any] = []  # mapped elements not handed out yet (last first)
 
     def __next__(self) -> Any:
+        if self._ready:
+            return self._next_ready()
+        if self.workers is not None:  # a block on the workers, handed out one by one
+            block = self.next_block(2 * self.workers.n)
+            if block.error is not None:
+                self._ready = [_Raise(block.error)]
+            self._ready.extend(reversed(block.elements()))
+            if not self._ready:
+                raise StopIteration
+            return self._next_ready()
         if self._pending is not None:
             return _one(self.next_block(1))
         return call(self.fn, next(self.parent))
+
+    def _next_ready(self) -> Any:
+        x = self._ready.pop()
+        if type(x) is _Raise:
+            raise x.error
+        return x
 
     def next_block(self, count: int) -> Block:
         """The next mapped elements: one read of the input's block, one lifted
@@ -144,21 +170,23 @@ class _MapIter(_PassIter):
 
     def _map(self, items: list[Any], error: BaseException | None) -> Block:
         if self.workers is not None:
-            try:
-                return ListBlock(self.workers.map(self.fn, items), error)
-            except Exception:  # noqa: BLE001 - find the failing element below
-                pass
-        out, fn = [], self.fn
-        for i, x in enumerate(items):
-            try:
-                out.append(call(fn, x))
-            except Exception as e:  # noqa: BLE001 - the block's error
-                if i + 1 < len(items) or error is not None:
-                    self._pending = (items[i + 1:], error)
-                    self._consumed(i + 1)
-                return ListBlock(out, e)
-        self._consumed(len(items))
-        return ListBlock(out, error)
+            out = self.workers.map(self.fn, items)
+        else:
+            out, fn = [], self.fn
+            for x in items:
+                try:
+                    out.append(call(fn, x))
+                except Exception as e:  # noqa: BLE001 - the block's error
+                    out.append(Failure(e))
+                    break
+        k = first_failure(out)
+        if k == len(out):
+            self._consumed(len(items))
+            return ListBlock(out, error)
+        if k + 1 < len(items) or error is not None:
+            self._pending = (items[k + 1:], error)
+            self._consumed(k + 1)
+        return ListBlock(out[:k], out[k].error)
 
     def _consumed(self, count: int) -> None:
         """Counts input elements handed on (or failed) since the block's start."""
@@ -166,15 +194,34 @@ class _MapIter(_PassIter):
             self._start = (self._start[0], self._start[1] + count)
 
     def state(self) -> dict[str, Any]:
-        if self._pending is not None and self._start is not None:  # the input read ahead
-            return {"in": state_after(self.source, *self._start)}
+        ahead = len(self._ready)  # mapped (or failed) elements not handed out yet
+        if (self._pending is not None or ahead) and self._start is not None:  # read ahead
+            start, consumed = self._start
+            return {"in": state_after(self.source, start, consumed - ahead)}
         return {"in": self.parent.state()}
 
     def skip(self, count: int) -> int:
-        return self.parent.skip(count)
+        done = min(count, len(self._ready))
+        del self._ready[len(self._ready) - done:]
+        if self._pending is not None and done < count:
+            items, error = self._pending
+            take = min(len(items), count - done)
+            self._pending = (items[take:], error) if take < len(items) or error else None
+            self._consumed(take)
+            done += take
+        return done + self.parent.skip(count - done)
 
     def refetch(self, address: int) -> Any:
         return call(self.fn, self.parent.refetch(address))
+
+
+class _Raise:
+    """An error waiting among mapped elements (raised when its turn comes)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
 
 
 def _one(block: Block) -> Any:
@@ -291,8 +338,10 @@ class FilterDataset(_Unary):
 
 
 class PrefetchDataset(_Unary):
-    """``prefetch``: accepted for compatibility; elements, order and states are
-    the input's (minibatcher reads in the consuming thread).
+    """``prefetch(buffer_size)``: the input runs ahead on a background thread
+    (:mod:`~minibatcher.tfdata.prefetch`); elements, order and states are the
+    input's. ``AUTOTUNE`` keeps twice the schedulable CPUs (at least 2);
+    ``buffer_size=0`` reads in the consuming thread.
 
     Example:
         >>> from minibatcher.tfdata import Dataset
@@ -304,17 +353,37 @@ class PrefetchDataset(_Unary):
         super().__init__(parent)
         self._buffer_size = tf_int("buffer_size", buffer_size, -1)
 
+    def _depth(self) -> int:
+        return max(2, 2 * schedulable_cpus()) if self._buffer_size == -1 else self._buffer_size
+
     def _spec(self) -> dict[str, Any]:
         return {"op": "prefetch"}
 
     def _make_view(self, pins: Fields | None) -> View:
-        return self._parent._make_view(pins)
+        view = self._parent._make_view(pins)
+        return PrefetchView(view, self._depth()) if self._depth() else view
 
     def _make_iter(self, state: Fields | None) -> Iter:
-        return self._parent._make_iter(state)
+        if self._has_view():
+            return super()._make_iter(state)
+        parent = self._parent._make_iter(state)
+        if not self._depth():
+            return parent
+        return PrefetchIter(parent, self._depth(), _generators(self._parent))
 
     def _cardinality(self) -> int:
         return self._parent._cardinality()
+
+
+def _generators(dataset: Dataset) -> list[Any]:
+    """The random nodes (seed generators) of ``dataset``'s plan."""
+    out, stack = [], [dataset]
+    while stack:
+        node = stack.pop()
+        stack.extend(node._inputs())
+        if hasattr(node, "iterations_started"):
+            out.append(node)
+    return out
 
 
 def is_random(dataset: Dataset) -> bool:

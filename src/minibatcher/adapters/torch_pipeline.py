@@ -6,8 +6,14 @@ datasets: one ordered stream per epoch, with exact ``get_state()`` /
 ``set_state()``. This adapter hands that stream to a training loop:
 
 * ``make_pipeline`` (a picklable zero-argument callable) builds the pipeline in
-  the process that reads: the training process (``num_workers=0``) or one
-  DataLoader worker (``num_workers=1``; parallelism lives inside the pipeline).
+  the process that reads: the training process (``num_workers=0``), one
+  DataLoader worker (a DataLoader with ``num_workers=1``), or, with
+  ``PipelineDataset(make_pipeline, num_workers=N)`` in a DataLoader of
+  ``num_workers=0``, N processes of its own: worker ``w`` computes the elements
+  whose index is ``w`` modulo N (skipping the others: a ``map`` skips without
+  calling its function) and the stream comes out in the pipeline's order, with
+  a ``state_dict()`` that is exact for any N and restores with any other N
+  (:mod:`~minibatcher.adapters.pipeline_workers`).
 * Epoch ``e`` (:meth:`set_epoch`, called before each epoch as with
   ``DistributedSampler``) is the iteration in which every shuffle of the
   pipeline draws its ``e``-th order, whatever the process: a worker started
@@ -45,6 +51,7 @@ from ..errors import ConfigError
 from ..state import PIPELINE, Fields, check_stamp, stamp
 from ..tfdata.iterator import _shuffles
 from .notice import WorkerNotice
+from .pipeline_workers import PipelineReader
 
 _STATE_BYTES = 1 << 20  # room for a pending state handed to persistent workers
 
@@ -55,6 +62,9 @@ class PipelineDataset(IterableDataset):
     Args:
         make_pipeline: a picklable zero-argument callable returning a
             ``minibatcher.tfdata.Dataset`` (built once per reading process).
+        num_workers: 0 (read in the iterating process) or the number of worker
+            processes the dataset starts (use a DataLoader of ``num_workers=0``).
+        start_method: the workers' ``multiprocessing`` start method.
 
     Example:
         >>> ds = PipelineDataset(lambda: None)
@@ -62,11 +72,17 @@ class PipelineDataset(IterableDataset):
         (0, 0)
     """
 
-    def __init__(self, make_pipeline: Callable[[], Any]) -> None:
+    def __init__(self, make_pipeline: Callable[[], Any], num_workers: int = 0, *,
+                 start_method: str = "forkserver") -> None:
         if not callable(make_pipeline):
             raise ConfigError("make_pipeline should be a zero-argument callable returning a "
                               f"tfdata Dataset, but got {type(make_pipeline).__name__}")
-        self.make_pipeline = make_pipeline
+        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
+            raise ConfigError(f"option num_workers should be a non-negative integer, but got "
+                              f"num_workers={num_workers!r}")
+        self.make_pipeline, self.num_workers = make_pipeline, num_workers
+        self._reader = PipelineReader(make_pipeline, num_workers, start_method=start_method) \
+            if num_workers else None
         self._pipeline: Any = None
         self._iterator: Any = None
         self._pending: dict[str, Any] | None = None
@@ -98,6 +114,8 @@ class PipelineDataset(IterableDataset):
             >>> PipelineDataset(lambda: None).state_dict()["iterator"] is None
             True
         """
+        if self._reader is not None:
+            return {**stamp(PIPELINE), "epoch": self.epoch, "iterator": self._reader.state}
         if get_worker_info() is None and self._iterator is None and int(self._worker_reads[0]):
             raise ConfigError(
                 "state_dict() of the main process cannot see where a DataLoader worker is: use "
@@ -118,20 +136,44 @@ class PipelineDataset(IterableDataset):
         """
         checked = _checked(state)
         self.epoch, self._pending, self._iterator = checked["epoch"], checked, None
+        if self._reader is not None:
+            self._reader.state = checked["iterator"]
         self._announce(checked)
 
     def __iter__(self) -> Iterator[Any]:
         info = get_worker_info()
+        if self._reader is not None:
+            yield from self._read_with_workers(info)
+            return
         if info is not None and info.num_workers > 1:
             raise ConfigError(
-                "PipelineDataset reads one ordered stream: num_workers should be 0 or 1, but got "
-                f"num_workers={info.num_workers}; parallelism lives inside the pipeline "
-                "(num_parallel_reads, num_parallel_calls)")
+                "PipelineDataset reads one ordered stream: the DataLoader's num_workers should be "
+                f"0 or 1, but got num_workers={info.num_workers}; use "
+                f"PipelineDataset(make_pipeline, num_workers={info.num_workers}) with a "
+                "DataLoader of num_workers=0 to read with several processes")
         self._follow_main_process()
         if info is not None:
             self._worker_reads[0] = 1
         self._iterator = self._start()
         yield from self._iterator
+
+    def _read_with_workers(self, info: Any) -> Iterator[Any]:
+        """This epoch read by the dataset's own worker processes, from the pending state."""
+        if info is not None:
+            raise ConfigError(f"PipelineDataset(num_workers={self.num_workers}) starts worker "
+                              "processes of its own: use it with a DataLoader of num_workers=0")
+        pending, self._pending = self._pending, None
+        state = None if pending is None else pending["iterator"]
+        yield from self._reader.read(self.epoch, state)
+
+    def worker_pids(self) -> list[int]:
+        """The process ids of the dataset's own workers (``num_workers >= 1``).
+
+        Example:
+            >>> PipelineDataset(lambda: None).worker_pids()
+            []
+        """
+        return [] if self._reader is None else self._reader.worker_pids()
 
     def _start(self) -> Any:
         """This process's iterator of the current epoch, at the pending state if any."""

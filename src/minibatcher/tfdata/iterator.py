@@ -136,6 +136,17 @@ class DatasetIterator(Iterator[Any]):
         finally:
             ACTIVE.reset(token)
 
+    def _skip(self, count: int) -> int:
+        """Skips up to ``count`` elements (O(1) over views; a map does not call its
+        function); how many. For readers that split one stream among workers."""
+        token = ACTIVE.set(self._options)
+        try:
+            done = self._it.skip(count) if count > 0 else 0
+        finally:
+            ACTIVE.reset(token)
+        self._install(self._it)
+        return done
+
     def get_next(self) -> Any:
         """``next(self)`` (tf.data's iterator method name).
 

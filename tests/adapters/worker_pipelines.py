@@ -1,0 +1,26 @@
+"""Pipelines for the worker-process tests, in a module of their own that the
+workers import (it imports no torch, so a worker starts quickly)."""
+
+from __future__ import annotations
+
+from minibatcher import tfdata
+
+
+def double(x):
+    return x * 2
+
+
+def fail_on_13(x):
+    if int(x) == 13:
+        raise KeyError("thirteen")
+    return x
+
+
+def pipeline(kind: str) -> tfdata.Dataset:
+    """A view pipeline, one without random access, and one with a failing element."""
+    if kind == "view":
+        return tfdata.Dataset.range(50).shuffle(16, seed=3).map(double).batch(3)
+    if kind == "iterator":
+        return tfdata.Dataset.range(70).filter(lambda x: x % 3 != 0).shuffle(9, seed=4) \
+            .map(double).batch(2)
+    return tfdata.Dataset.range(30).map(fail_on_13)

@@ -31,11 +31,34 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, FormatError
-from .structure import as_array, flatten, flatten_up_to, is_structure, pack_as
+from .structure import as_array, flatten, is_structure, pack_as
 
 
 def _shape_dims(shape: Any) -> list[Any]:
     return shape.as_list() if hasattr(shape, "as_list") else list(shape)
+
+
+def parts_of(template: Any, value: Any, what: str) -> list[Any]:
+    """``value`` at each leaf of ``template``: None anywhere means "the default" for
+    the leaves below (TF: ``padding_values=(-1, None)`` pads the second component
+    with its default); a single value for a structure applies to every leaf.
+
+    Example:
+        >>> parts_of((0, {"a": 0, "b": 0}), (-1, None), "padding_values")
+        [-1, None, None]
+    """
+    if value is None:
+        return [None] * len(flatten(template))
+    if not is_structure(template):
+        return [value]
+    if not is_structure(value):
+        return [value] * len(flatten(template))
+    keys = sorted(template) if isinstance(template, dict) else range(len(template))
+    if isinstance(template, dict) != isinstance(value, dict) or len(value) != len(template) or \
+            (isinstance(template, dict) and sorted(value) != sorted(template)):
+        raise ValueError(f"{what} should have the structure of the dataset's elements, but got "
+                         f"{what}={value!r} for elements like {template!r}")
+    return [leaf for k in keys for leaf in parts_of(template[k], value[k], what)]
 
 
 def check_padded_shapes(padded_shapes: Any) -> None:
@@ -58,6 +81,9 @@ maximum), but got padded_shapes=[-5]
         for d in _shape_dims(shape) if not isinstance(shape, (int, np.integer)) else [shape]:
             if d is None:
                 continue
+            if isinstance(d, (list, tuple, np.ndarray)):
+                raise ValueError(f"padded_shapes should hold one shape (a list of dimensions) "
+                                 f"per component, but got padded_shapes={padded_shapes!r}")
             if isinstance(d, (bool, float, str, bytes)) or not isinstance(d, (int, np.integer)):
                 raise TypeError(f"padded_shapes should hold integers or None, but got "
                                 f"padded_shapes={padded_shapes!r}")
@@ -96,23 +122,35 @@ def check_against_spec(spec: Any, padded_shapes: Any, padding_values: Any) -> No
         ...
         TypeError: padding_values of component 0 should be a number of dtype int64 (the component's dtype), but got padding_values='pad'
     """
-    from .specs import TensorSpec
     if spec is None:
         return
     leaves = flatten(spec)
-    shapes = [None] * len(leaves) if padded_shapes is None else \
-        flatten_up_to(spec, padded_shapes, "padded_shapes")
-    values = [None] * len(leaves) if padding_values is None else \
-        [padding_values] * len(leaves) if is_structure(spec) and not is_structure(padding_values) \
-        else flatten_up_to(spec, padding_values, "padding_values")
+    shapes = parts_of(spec, padded_shapes, "padded_shapes")
+    values = parts_of(spec, padding_values, "padding_values")
     for i, (leaf, shape, value) in enumerate(zip(leaves, shapes, values)):
-        if not isinstance(leaf, TensorSpec):
-            continue
-        _fill(value, np.dtype(leaf.dtype.as_numpy_dtype), i)
-        rank = leaf.shape.rank
-        if shape is not None and rank is not None and len(_shape_dims(shape)) != rank:
-            raise ValueError(f"padded_shapes of component {i} is {list(_shape_dims(shape))}, "
-                             f"which does not fit the shape {leaf.shape} of the elements")
+        _check_component(leaf, shape, value, i)
+
+
+def _check_component(leaf: Any, shape: Any, value: Any, i: int) -> None:
+    from .specs import TensorSpec
+    if leaf is None:
+        return
+    if not isinstance(leaf, TensorSpec):  # TF: sparse and ragged components cannot be padded
+        raise TypeError(f"padded_batch cannot pad component {i}, a {type(leaf).__name__}; "
+                        "batch it with batch() or ragged_batch()")
+    _fill(value, np.dtype(leaf.dtype.as_numpy_dtype), i)
+    rank = leaf.shape.rank
+    if shape is None:
+        if rank is None:
+            raise ValueError(f"padded_shapes must be given for component {i}: its elements have "
+                             "an unknown rank")
+        return
+    dims = list(_shape_dims(shape))
+    known = leaf.shape.as_list() if rank is not None else None
+    if known is not None and (len(dims) != rank or any(
+            d is not None and d >= 0 and k is not None and k > d for d, k in zip(dims, known))):
+        raise ValueError(f"padded_shapes of component {i} is {dims}, which does not fit the "
+                         f"shape {leaf.shape} of the elements")
 
 
 def _fill(value: Any, dtype: np.dtype, component: int) -> Any:
@@ -184,14 +222,7 @@ def pad_batch(elements: list[Any], padded_shapes: Any, padding_values: Any) -> A
     """
     template = elements[0]
     columns = list(zip(*(flatten(e) for e in elements)))
-    n = len(columns)
-    shapes = [None] * n if padded_shapes is None else \
-        flatten_up_to(template, padded_shapes, "padded_shapes")
-    if padding_values is None:
-        values: list[Any] = [None] * n
-    elif is_structure(template) and not is_structure(padding_values):
-        values = [padding_values] * n
-    else:
-        values = flatten_up_to(template, padding_values, "padding_values")
+    shapes = parts_of(template, padded_shapes, "padded_shapes")
+    values = parts_of(template, padding_values, "padding_values")
     return pack_as(template, [pad_column(list(c), s, v, i)
                               for i, (c, s, v) in enumerate(zip(columns, shapes, values))])

@@ -26,6 +26,9 @@ Adding an op (other helpers: ``unbatch``, ``window``, ``scan``, ...):
    operators, or with a TF body and a NumPy body (``_split``).
 3. A static source (``Dataset.counter``, ...) is a new branch of ``_source`` in the generator
    (``["counter", [args]]`` calls ``Dataset.counter(*args)``).
+   The ops of issue 13.10 live in ``tests/tfdata/tf_diff_new_ops.py``, whose cases are drawn
+   after the others from their own random stream (``--new-ops-count``), so that growing that
+   table leaves the other cases (and their indices) as they were.
 4. Regenerate with this tool and commit the JSON; run ``pytest tests/tfdata/test_tf_diff.py``.
    Keep the file small (``--count`` a few hundred; it is a few hundred KB).
 """
@@ -46,7 +49,7 @@ sys.path.insert(0, str(REPO))
 
 import tensorflow as tf  # noqa: E402
 
-from tests.tfdata import tf_diff_gen, tf_diff_lang  # noqa: E402
+from tests.tfdata import tf_diff_gen, tf_diff_lang, tf_diff_new_ops  # noqa: E402
 from tests.tfdata.tf_diff_cases import FIXED  # noqa: E402
 
 OUT = REPO / "tests" / "data" / "tf_golden" / "tf_diff.json"
@@ -71,12 +74,16 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--count", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--new-ops-count", type=int, default=120,
+                        help="pipelines using the ops of issue 13.10, drawn after the others")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     tf.autograph.set_verbosity(0)
     r = random.Random(args.seed)
     descs = [dict(d, name=name) for name, d in FIXED.items()]
     descs += [tf_diff_gen.pipeline(r) for _ in range(args.count)]
+    r_new = random.Random(args.seed + 1)  # its own stream: the cases above stay as they were
+    descs += [tf_diff_new_ops.pipeline(r_new) for _ in range(args.new_ops_count)]
     cases = []
     for i, desc in enumerate(descs):
         cases.append(run_case(desc))

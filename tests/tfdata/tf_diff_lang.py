@@ -141,6 +141,12 @@ FUNCTIONS: dict[str, Fn] = {
     "w.take(1)": Fn("window", "=", _same(lambda k, w: w.take(1))),
     "w.shuffle(3).batch(3)": Fn("window", "b:", _same(lambda k, w: w.shuffle(3).batch(3))),
     "k%2+2": Fn("key", "size", _same(lambda k: k % 2 + 2)),
+    # scan functions and flat_map functions over windows (tf_diff_new_ops.py; kinds no base
+    # op asks for, so the base draws stay as they were)
+    "(s+x,s)": Fn("scan", "=", _same(lambda s, x: (s + x, s))),
+    "(s*2+x,x)": Fn("scan", "=", _same(lambda s, x: (s * 2 + x, x))),
+    "win.batch(3)": Fn("win", "b:", _same(lambda w: w.batch(3))),
+    "win.take(2)": Fn("win", "=", _same(lambda w: w.take(2))),
 }
 
 

@@ -134,6 +134,9 @@ class _PlanIter(Iter):
     def state(self) -> dict[str, Any]:
         return {**self.node._pins_of(self.k), "batch": self.batch}
 
+    def at_start(self) -> bool | None:
+        return self.batch == 0
+
 
 class NmtBatchDataset(SeedGenerator, Dataset):
     """``get_iterator``'s batches (see :func:`minibatcher.nmt.get_iterator`).

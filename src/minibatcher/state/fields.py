@@ -86,6 +86,15 @@ class Fields:
         self.path = path
 
     # -- paths and raw access ---------------------------------------------------------------
+    def path_of(self, key: Any) -> str:
+        """The full path of field ``key``.
+
+        Example:
+            >>> Fields({}, "iterator").path_of("in"), Fields([], "slots").path_of(2)
+            ('iterator.in', 'slots[2]')
+        """
+        return self._join(key)
+
     def _join(self, key: Any) -> str:
         if isinstance(key, int):
             return f"{self.path}[{key}]"

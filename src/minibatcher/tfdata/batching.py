@@ -116,6 +116,9 @@ class _BatchIter(Iter):
     def state(self) -> dict[str, Any]:
         return {"in": self.parent.state()}
 
+    def at_start(self) -> bool | None:
+        return self.parent.at_start()
+
 
 class BatchDataset(Dataset):
     """``batch(batch_size, drop_remainder)``.

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..state import Fields
 from .arguments import tf_int
-from .core import INFINITE, UNKNOWN, Iter, View
+from .core import INFINITE, UNKNOWN, Iter, View, all_at_start
 from .dataset import Dataset
 from .structure import flatten, pack_as
 from .transforms import _Unary
@@ -61,6 +61,9 @@ class _ZipIter(Iter):
 
     def state(self) -> dict[str, Any]:
         return {"in": [p.state() for p in self.parents]}
+
+    def at_start(self) -> bool | None:
+        return all_at_start(*self.parents)
 
 
 class ZipDataset(Dataset):
@@ -179,6 +182,9 @@ class _ConcatIter(Iter):
 
     def state(self) -> dict[str, Any]:
         return {"which": self.which, "in": None if self.cur is None else self.cur.state()}
+
+    def at_start(self) -> bool | None:
+        return False if self.which else all_at_start(self.cur)
 
 
 class ConcatenateDataset(Dataset):

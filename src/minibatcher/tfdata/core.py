@@ -8,8 +8,9 @@ iterator at the same place; ``state`` arrives as
 :class:`~minibatcher.state.Fields` (None: a fresh iteration), and every
 field is validated (type, range, consistency with the plan) before anything
 is restored, a bad one being a ``CheckpointError`` naming its path. Nodes
-that can reach any element in O(1) also offer a :class:`View` (``len`` and ``view[i]`` for one iteration): views make
-``skip``/``shard``/``take`` and restores seek instead of read, and let shuffle
+that can reach any element in O(1) also offer a :class:`View` (``len`` and
+``view[i]`` for one iteration): views make ``skip``/``shard``/``take`` and
+restores seek instead of read, and let shuffle
 and window buffers be re-derived from positions ("addresses"). ``_make_view``
 takes the view's ``pins`` the same way (``Fields`` or None).
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import abc
 import operator
+import json
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -168,6 +170,10 @@ class Iter(abc.ABC):
             except Exception as e:  # noqa: BLE001 - handed to the consumer with the block
                 return ListBlock(items, e)
         return ListBlock(items)
+    def at_start(self) -> bool | None:
+        """Whether nothing has been read yet (None: this iterator cannot tell).
+        Restores use it to check cursors against their input's."""
+        return None
 
     @property
     def address(self) -> int:
@@ -175,7 +181,8 @@ class Iter(abc.ABC):
         raise TypeError(f"{type(self).__name__} is not addressable")
 
     def refetch(self, address: int) -> Any:
-        """The element at ``address`` (addressable iterators)."""
+        """The element at ``address`` (addressable iterators; ``IndexError`` when
+        ``address`` is not the address of one of this iterator's elements)."""
         raise TypeError(f"{type(self).__name__} is not addressable")
 
 
@@ -319,6 +326,9 @@ class ViewIter(Iter):
     def state(self) -> dict[str, Any]:
         return {"pos": self.pos, "pins": self.view.pins()}
 
+    def at_start(self) -> bool | None:
+        return self.pos == 0
+
     def skip(self, count: int) -> int:
         pos = self.pos
         done = max(0, min(count, self._length - pos))
@@ -333,6 +343,9 @@ class ViewIter(Iter):
         return self.pos - 1
 
     def refetch(self, address: int) -> Any:
+        if not 0 <= address < self._length:
+            raise IndexError(f"address {address} lies outside the input's {self._length} "
+                             "elements")
         return self.view[address]
 
 
@@ -355,9 +368,29 @@ def view_iter(view_of: Any, state: Fields | None) -> ViewIter:
     if state is None:
         return ViewIter(view_of(None))
     state.only("pos", "pins")
-    view = view_of(state.opt_nested("pins"))
+    pins = state.opt_nested("pins")
+    view = view_of(pins)
+    made = _json(view.pins())
+    if made != _json(None if pins is None else pins.raw):
+        raise state.bad("pins", f"{made!r} (the pins of the iteration they recreate)")
     n = len(view)
     return ViewIter(view, state.int("pos", 0, n, within=f"the dataset's {n} elements"))
+
+
+def _json(value: Any) -> Any:
+    """``value`` as JSON would give it back (tuples as lists)."""
+    return json.loads(json.dumps(value, default=repr))
+
+
+def all_at_start(*iters: Iter | None) -> bool | None:
+    """Whether every iterator is at its start (False if one is not, None if one cannot tell).
+
+    Example:
+        >>> all_at_start(ViewIter(ListView([1]), 0), ViewIter(ListView([1]), 1))
+        False
+    """
+    answers = [True if it is None else it.at_start() for it in iters]
+    return False if False in answers else None if None in answers else True
 
 
 def inner_of(state: Fields | None) -> Fields | None:
@@ -410,12 +443,13 @@ def fetch_positions(iterator: Iter, positions: Any, what: str) -> dict[int, Any]
     for pos in positions:
         if iterator.skip(pos - at) != pos - at:
             raise CheckpointError(f"{what}: the input ended before element {pos} the checkpoint "
-                                  "refers to; the data changed")
+                                  "refers to; the data changed or the state was edited")
         try:
             out[pos] = next(iterator)
         except StopIteration:
             raise CheckpointError(f"{what}: the input ended before element {pos} the "
-                                  "checkpoint refers to; the data changed") from None
+                                  "checkpoint refers to; the data changed or the state was "
+                                  "edited") from None
         at = pos + 1
     return out
 

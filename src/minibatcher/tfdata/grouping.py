@@ -24,9 +24,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import CheckpointError, ConfigError
+from ..errors import ConfigError
 from ..state import Fields
 from .core import INFINITE, UNKNOWN, Iter, fetch_positions
+from .restore import InputRefs, check_moved, distinct, start_of
 from .dataset import Dataset
 from .seeds import capture_function_seed, function_seed_scope
 from .sources import ElementsSource, SourceDataset
@@ -104,6 +105,9 @@ class _GroupIter(Iter):
             else:
                 raise StopIteration
 
+    def at_start(self) -> bool | None:
+        return self.consumed == 0 and not self.done
+
     def state(self) -> dict[str, Any]:
         cur = None
         if self.cur is not None:
@@ -115,49 +119,86 @@ class _GroupIter(Iter):
 
     def _restore(self, state: Fields) -> None:
         state.only("in", "in0", "consumed", "done", "by", "groups", "cur")
-        in0 = state.child("in0")
-        self.start_state = in0.raw
+        self.start_state = state.child("in0").raw
         self.input = self.node._parent._make_iter(state.child("in"))
         self.consumed, self.done = state.int("consumed", 0), state.bool("done")
-        by = state.str("by", ("address", "ordinal"))
-        groups = [_group(g) for g in _lists(state, "groups")]
+        refs = InputRefs(self.input, self.consumed)
+        refs.check_taken(state, "consumed")
+        check_moved(state, "consumed", self.consumed > 0, self.input)
+        start = start_of(self.node._parent, state)
+        by = state.str("by", ("address",) if self.input.addressable else ("ordinal",))
         cur = state.opt_child("cur")
+        held = [_Entry(g, 0, g.list(1)) for g in _groups(state)]
         if cur is not None:
-            cur.only("key", "refs", "it")
-        cur_refs = [] if cur is None else cur.ints("refs", 0)
-        wanted = [r for _, refs in groups for r in refs] + cur_refs
-        fetch = self._fetcher(by, wanted, in0)
-        for key, refs in groups:
-            held = self.groups[key] = _Held()
-            held.refs, held.elements = refs, [fetch(r) for r in refs]
+            held.append(_Entry(cur.only("key", "refs", "it"), "key", cur.list("refs")))
+        self._fetch(held, by, refs, start)
+        refs.check_exhausted(state, "done", self.done)
+        for entry in held[:len(held) - (cur is not None)]:
+            self.groups[entry.key] = entry.held
         if cur is not None:
-            held = _Held()
-            held.refs = cur_refs
-            held.elements = [fetch(r) for r in held.refs]
-            key = cur.int("key")
-            self.cur = (key, held, self._reduce(key, held, cur.child("it")))
+            entry = held[-1]
+            self.cur = (entry.key, entry.held, self._reduce(entry.key, entry.held,
+                                                              cur.child("it")))
 
-    def _fetcher(self, by: str, wanted: list[int], in0: Fields) -> Callable[[int], Any]:
+    def _fetch(self, held: list["_Entry"], by: str, refs: InputRefs, start: Iter) -> None:
+        """Checks every reference (by address or ordinal), fetches the elements
+        and checks that each has its group's key and each group its window size."""
+        for entry in held:
+            entry.held.refs = [refs.address(entry.refs, j) if by == "address" else
+                               entry.refs.int(j, 0, self.consumed - 1,
+                                              f"the {self.consumed} elements read")
+                               for j in range(len(entry.refs))]
+        where = [(e.refs, j) for e in held for j in range(len(e.refs))]
+        distinct([r for e in held for r in e.held.refs], where, "element reference")
+        if not held:
+            return
         if by == "address":
-            if not self.input.addressable:
-                raise CheckpointError("the group_by_window checkpoint refers to elements by "
-                                      "address, but this pipeline's input has no addresses")
-            return self.input.refetch
-        replay = self.node._parent._make_iter(in0)
-        return fetch_positions(replay, sorted(set(wanted)), "group_by_window").__getitem__
+            for entry in held:
+                entry.held.elements = [refs.fetch(entry.refs, j) for j in range(len(entry.refs))]
+        else:
+            wanted = sorted({r for e in held for r in e.held.refs})
+            got = fetch_positions(start, wanted, "checkpoint state field "
+                                  f"{held[0].fields.path!r} (references)")
+            for entry in held:
+                entry.held.elements = [got[r] for r in entry.held.refs]
+        for entry in held:
+            self._check_entry(entry, is_cur=entry.where_key == "key")
+
+    def _check_entry(self, entry: "_Entry", is_cur: bool) -> None:
+        """Each element has the group's key; a held group is below its window
+        size, the window being drained is full (or the input's last one)."""
+        for j, element in enumerate(entry.held.elements):
+            if _key(call(self.node._key_func, element)) != entry.key:
+                raise entry.refs.bad(j, f"a reference to an element of group {entry.key}")
+        try:
+            window = self.node._window_of(entry.key)
+        except (IndexError, KeyError, ValueError, TypeError):
+            raise entry.fields.bad(entry.where_key, "the key of one of the groups") from None
+        n = len(entry.held.refs)
+        if not 1 <= n <= window - (not is_cur) or (is_cur and not self.done and n != window):
+            expected = f"{window} references" if is_cur and not self.done else \
+                f"1 to {window - (not is_cur)} references (window size {window})"
+            raise entry.fields.bad("refs" if is_cur else 1, expected)
 
 
-def _lists(state: Fields, key: str) -> list[Fields]:
-    """The items of a list field that are lists themselves."""
-    items = state.list(key)
-    return [items.list(i) for i in range(len(items))]
+class _Entry:
+    """A held group (``[key, refs]``) or the window being drained (``{"key", "refs", "it"}``)."""
+
+    def __init__(self, fields: Fields, where_key: Any, refs: Fields) -> None:
+        self.fields, self.where_key, self.refs = fields, where_key, refs
+        self.key = fields.int(where_key)
+        self.held = _Held()
 
 
-def _group(group: Fields) -> tuple[int, list[int]]:
-    """``(key, refs)`` of a held group ``[key, [ref, ...]]``."""
-    if len(group) != 2:
-        raise group.bad(None, "[key, [ref, ...]]")
-    return group.int(0), group.ints(1, 0)
+def _groups(state: Fields) -> list[Fields]:
+    """The held groups ``[[key, [ref, ...]], ...]``, keys ascending (as written)."""
+    items = state.list("groups")
+    groups = [items.list(i, 2) for i in range(len(items))]
+    keys = [g.int(0) for g in groups]
+    for g, a, b in zip(groups[1:], keys, keys[1:]):
+        if b <= a:
+            raise g.bad(0, f"a key above {a} (the groups are in ascending key order)")
+    return groups
 
 
 class GroupByWindowDataset(Dataset):

@@ -38,6 +38,7 @@ from .dataset import AUTOTUNE, Dataset
 from .interleave_blocks import interleave_block
 from .options import pipeline_options
 from .parallel import Workers, parallelism
+from .restore import InputRefs, check_moved, distinct, start_of
 from .seeds import capture_function_seed, function_seed_scope
 from .structure import call
 
@@ -165,6 +166,9 @@ class _InterleaveIter(Iter):
         more = super().next_block(count - len(block))  # a slot that is not a view: one by one
         return ListBlock(block.elements() + more.elements(), more.error)
 
+    def at_start(self) -> bool | None:
+        return self.taken == 0 and not self.exhausted
+
     def state(self) -> dict[str, Any]:
         return {"in": self.input.state(), "in0": self.start_state, "taken": self.taken,
                 "ci": self.ci, "bi": self.bi, "exhausted": self.exhausted,
@@ -172,38 +176,61 @@ class _InterleaveIter(Iter):
 
     def _restore(self, state: Fields) -> None:
         state.only("in", "in0", "taken", "ci", "bi", "exhausted", "slots")
-        in0 = state.child("in0")
-        self.start_state = in0.raw
+        self.start_state = state.child("in0").raw
         self.input = self.node._parent._make_iter(state.child("in"))
         self.taken = state.int("taken", 0)
         self.ci = state.int("ci", 0, self.cycle - 1, within=f"cycle_length={self.cycle}")
         self.bi = state.int("bi", 0, self.block - 1, within=f"block_length={self.block}")
         self.exhausted = state.bool("exhausted")
         saved = state.opt_items("slots", self.cycle)
-        refs = {i: _slot_ref(s, self.taken) for i, s in enumerate(saved) if s is not None}
-        elements = self._elements(refs, in0)
+        refs = InputRefs(self.input, self.taken)
+        refs.check_taken(state, "taken")
+        check_moved(state, "taken", self.taken > 0, self.input)
+        start = start_of(self.node._parent, state)
+        open_slots = {i: s for i, s in enumerate(saved) if s is not None}
+        elements = self._elements(open_slots, refs, start)
+        refs.check_exhausted(state, "exhausted", self.exhausted)
         self.slots = [None] * self.cycle
-        for i, (ordinal, address) in refs.items():
-            it = self._open(elements[ordinal])._make_iter(saved[i].child("it"))  # type: ignore
+        for i, slot in open_slots.items():
+            ordinal, address, element = elements[i]
+            it = self._open(element)._make_iter(slot.child("it"))
             self.slots[i] = _Slot(it, ordinal, address)
-        self.open = len(refs)
+        self.open = len(open_slots)
 
-    def _elements(self, refs: dict[int, tuple[int, int | None]], in0: Fields) -> dict[int, Any]:
-        """The input elements of the open slots: refetched by address, or read
-        again from the start of the iteration when the input has no addresses."""
-        pairs = list(refs.values())
-        if self.input.addressable and all(a is not None for _, a in pairs):
-            return {o: self.input.refetch(a) for o, a in pairs}
-        replay = self.node._parent._make_iter(in0)
-        return fetch_positions(replay, sorted({o for o, _ in pairs}), "interleave")
+    def _elements(self, slots: dict[int, Fields], refs: InputRefs,
+                  start: Iter) -> dict[int, tuple[int, int | None, Any]]:
+        """``(ordinal, address, input element)`` of each open slot: refetched by
+        address, or read again from the start of the iteration when the input
+        has no addresses (or the state none)."""
+        if not slots:
+            return {}
+        for slot in slots.values():
+            slot.only("ordinal", "address", "it")
+        ordinals = [s.int("ordinal", 0, self.taken - 1, f"the {self.taken} input elements taken")
+                    for s in slots.values()]
+        distinct(ordinals, [(s, "ordinal") for s in slots.values()], "ordinal")
+        addresses = [None if s.value("address") is None else refs.address(s, "address", o)
+                     for s, o in zip(slots.values(), ordinals)]
+        if any(a is not None for a in addresses) and not self.input.addressable:
+            raise next(s for s, a in zip(slots.values(), addresses) if a is not None).bad(
+                "address", "None (this pipeline's input has no addresses)")
+        _check_order(list(slots.values()), ordinals, addresses)
+        if self.input.addressable and all(a is not None for a in addresses):
+            found = [refs.fetch(s, "address") for s in slots.values()]
+        else:
+            got = fetch_positions(start, sorted(set(ordinals)), "checkpoint state field "
+                                  f"{next(iter(slots.values())).path!r} (ordinal)")
+            found = [got[o] for o in ordinals]
+        return {i: (o, a, x) for i, o, a, x in zip(slots, ordinals, addresses, found)}
 
 
-def _slot_ref(slot: Fields, taken: int) -> tuple[int, int | None]:
-    """``(ordinal, address)`` of an open slot's cursor (``{"ordinal", "address", "it"}``)."""
-    slot.only("ordinal", "address", "it")
-    ordinal = slot.int("ordinal", 0, taken - 1, within=f"the {taken} input elements taken")
-    address = None if slot.value("address") is None else slot.int("address", 0)
-    return ordinal, address
+def _check_order(slots: list[Fields], ordinals: list[int], addresses: list[int | None]) -> None:
+    """Addresses grow with ordinals (the input is read in order)."""
+    pairs = sorted((o, a, s) for o, a, s in zip(ordinals, addresses, slots) if a is not None)
+    for (_, a, _), (o, b, s) in zip(pairs, pairs[1:]):
+        if b <= a:
+            raise s.bad("address", f"an address after {a} (the address of an earlier input "
+                        f"element than {o})")
 
 
 def schedulable_cores() -> int:

@@ -30,6 +30,7 @@ from ..errors import CheckpointError, MinibatcherError
 from ..state import TFDATA, Fields, check_stamp, refuse, stamp
 from .dataset import Dataset
 from .options import ACTIVE, Options
+from .restore import check_iterations
 
 STATE_FORMAT = TFDATA
 
@@ -197,12 +198,16 @@ class DatasetIterator(Iterator[Any]):
         before = [node._generator_state() for node in shuffles]
         token = ACTIVE.set(self._options)
         try:
+            for node in shuffles:
+                node._restored = {}
             it = self._dataset._make_iter(fields.child("iterator"))
-            if fields.has("shuffles"):
-                for node, saved in zip(shuffles, fields.items("shuffles", len(shuffles))):
-                    node._restore_generator(saved)
+            saved = fields.items("shuffles", len(shuffles))
+            for node, generator in zip(shuffles, saved):
+                node._restore_generator(generator)
+            check_iterations(shuffles, saved)
         except BaseException as e:
             for node, saved in zip(shuffles, before):  # a refused state changes nothing
+                node._restored = None
                 node._restore_generator(Fields(saved))
             if isinstance(e, (KeyError, TypeError, ValueError, IndexError)) and \
                     not isinstance(e, MinibatcherError):
@@ -211,6 +216,8 @@ class DatasetIterator(Iterator[Any]):
             raise
         finally:
             ACTIVE.reset(token)
+            for node in shuffles:
+                node._restored = None
         self._install(it)
 
 

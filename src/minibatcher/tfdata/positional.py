@@ -20,8 +20,9 @@ import numpy as np
 from ..state import Fields
 from .arguments import tf_int
 from .block import Block
-from .core import INFINITE, UNKNOWN, Iter, ListView, View, clamp_count, view_iter
+from .core import INFINITE, UNKNOWN, Iter, ListView, View, all_at_start, clamp_count, view_iter
 from .dataset import Dataset
+from .restore import check_moved
 from .shuffle_repeat import FusedRepeatIter, fused_shuffle
 from .transforms import _PassIter, _Unary, is_random
 
@@ -65,9 +66,9 @@ class _StrideView(View):
 
 
 class _SkipIter(_PassIter):
-    def __init__(self, parent: Iter, left: int) -> None:
+    def __init__(self, parent: Iter, left: int, count: int) -> None:
         super().__init__(parent)
-        self.left = left
+        self.left, self.count = left, count
 
     def __next__(self) -> Any:
         if self.left:
@@ -88,11 +89,14 @@ class _SkipIter(_PassIter):
     def state(self) -> dict[str, Any]:
         return {"in": self.parent.state(), "left": self.left}
 
+    def at_start(self) -> bool | None:
+        return False if self.left != self.count else self.parent.at_start()
+
 
 class _TakeIter(_PassIter):
-    def __init__(self, parent: Iter, left: int) -> None:
+    def __init__(self, parent: Iter, left: int, count: int) -> None:
         super().__init__(parent)
-        self.left = left
+        self.left, self.count = left, count
 
     def __next__(self) -> Any:
         if self.left == 0:
@@ -112,6 +116,9 @@ class _TakeIter(_PassIter):
     def state(self) -> dict[str, Any]:
         return {"in": self.parent.state(), "left": self.left}
 
+    def at_start(self) -> bool | None:
+        return False if self.left != self.count else self.parent.at_start()
+
 
 class _ShardIter(_PassIter):
     def __init__(self, parent: Iter, num_shards: int, index: int, consumed: int) -> None:
@@ -130,6 +137,9 @@ class _ShardIter(_PassIter):
 
     def state(self) -> dict[str, Any]:
         return {"in": self.parent.state(), "consumed": self.consumed}
+
+    def at_start(self) -> bool | None:
+        return False if self.consumed else self.parent.at_start()
 
 
 class _Positional(_Unary):
@@ -184,10 +194,13 @@ class SkipDataset(_Positional):
         if self._has_view():
             return super()._make_iter(state)
         if state is None:
-            return _SkipIter(self._parent._make_iter(None), self._count)
+            return _SkipIter(self._parent._make_iter(None), self._count, self._count)
         state.only("in", "left")
         left = state.int("left", *_left_range(self._count))
-        return _SkipIter(self._parent._make_iter(state.child("in")), left)
+        parent = self._parent._make_iter(state.child("in"))
+        # the skip happens at the first read: then ``left`` is 0, unless the input ended first
+        check_moved(state, "left", left == 0 and self._count > 0, parent, ended=0 < left)
+        return _SkipIter(parent, left, self._count)
 
 
 class TakeDataset(_Positional):
@@ -222,10 +235,12 @@ class TakeDataset(_Positional):
         if self._has_view():
             return super()._make_iter(state)
         if state is None:
-            return _TakeIter(self._parent._make_iter(None), self._count)
+            return _TakeIter(self._parent._make_iter(None), self._count, self._count)
         state.only("in", "left")
         left = state.int("left", *_left_range(self._count))
-        return _TakeIter(self._parent._make_iter(state.child("in")), left)
+        parent = self._parent._make_iter(state.child("in"))
+        check_moved(state, "left", left != self._count, parent)
+        return _TakeIter(parent, left, self._count)
 
 
 class ShardDataset(_Positional):
@@ -255,8 +270,9 @@ class ShardDataset(_Positional):
             return _ShardIter(self._parent._make_iter(None), self._n, self._index, 0)
         state.only("in", "consumed")
         consumed = state.int("consumed", 0)
-        return _ShardIter(self._parent._make_iter(state.child("in")), self._n, self._index,
-                          consumed)
+        parent = self._parent._make_iter(state.child("in"))
+        check_moved(state, "consumed", consumed > 0, parent)
+        return _ShardIter(parent, self._n, self._index, consumed)
 
 
 # -- repeat ------------------------------------------------------------------------------------
@@ -322,6 +338,9 @@ class _RepeatIter(Iter):
     def state(self) -> dict[str, Any]:
         return {"rep": self.rep, "count": self.count,
                 "in": None if self.cur is None else self.cur.state()}
+
+    def at_start(self) -> bool | None:
+        return False if self.rep else all_at_start(self.cur)
 
 
 def _repeat_cursor(state: Fields, planned: int) -> tuple[int, int, Fields | None]:

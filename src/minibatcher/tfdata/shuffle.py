@@ -33,6 +33,7 @@ from ..state import Fields
 from .arguments import tf_int
 from .block import Block, blocks_enabled
 from .core import UNKNOWN, Iter, View, fetch_positions
+from .restore import exhausted_probe, start_of
 from .dataset import Dataset
 from .philox import Draws, iteration_seeds
 from .seeds import shuffle_seeds
@@ -180,21 +181,23 @@ class _ShuffleIter(Iter):
 
     def _restore(self, state: Fields) -> None:
         state.only("k", "seeds", "emitted", "end", "done", "in0")
-        in0 = state.child("in0")
-        self.start_state = in0.raw
-        t, end, done = state.int("emitted", 0), state.int("end", 0), state.bool("done")
+        self.start_state = state.child("in0").raw
+        t, end, done = _counts(state, self.buffer_size, self.node._parent._cardinality())
         order = shuffle_order(self.seeds, self.buffer_size, end if done else None)
         order.advance(t)
         if order.emitted != t or order.end != end:
-            raise CheckpointError("the shuffle checkpoint is inconsistent (emitted "
-                                  f"{t}, read {end}); it was not written by this pipeline")
+            raise state.bad("end", f"{order.end} (what the shuffle reads to emit {t} elements)")
         held = order.held().tolist()
-        self.parent = self.node._parent._make_iter(in0)
-        found = fetch_positions(self.parent, sorted(held), "shuffle")
+        self.parent = start_of(self.node._parent, state)
+        what = f"checkpoint state field {state.path_of('end')!r}"
+        found = fetch_positions(self.parent, sorted(held), what)
         rest = order.end - (max(held) + 1 if held else 0)
         if self.parent.skip(rest) != rest:
-            raise CheckpointError(f"the shuffle's input ended before the {order.end} elements "
-                                  "the checkpoint had read; the data changed")
+            raise CheckpointError(f"{what}: the shuffle's input ended before the {order.end} "
+                                  "elements the checkpoint had read; the data changed or the "
+                                  "state was edited")
+        if done:
+            exhausted_probe(self.parent, state, "done")
         self.buf = [found[pos] for pos in held]
         self.head, self.end, self.emitted, self.done = 0, order.end, t, bool(done)
         self.draws = Draws(*self.seeds, start=t)
@@ -221,6 +224,9 @@ class _ShuffleIter(Iter):
             self.head = 0
         self.emitted += 1
         return out
+
+    def at_start(self) -> bool | None:
+        return self.end == 0 and not self.done
 
     def state(self) -> dict[str, Any]:
         return {**self.node._pins_of(self.k), "emitted": self.emitted, "end": self.end,
@@ -256,6 +262,25 @@ SEED_LEDGER: contextvars.ContextVar[dict[int, int] | None] = contextvars.Context
     "minibatcher_tfdata_seed_ledger", default=None)
 
 
+def _counts(state: Fields, size: int, length: int) -> tuple[int, int, bool]:
+    """``(emitted, end, done)`` of a shuffle cursor over an input of ``length``
+    elements (< 0: unknown or infinite). The buffer is refilled to ``size``
+    before each emission, so until the input ends it holds ``size - 1``
+    elements between reads; after, fewer."""
+    done = state.bool("done")
+    end = state.int("end", 0, length if length >= 0 else None,
+                    f"the input's {length} elements" if length >= 0 else None)
+    if length >= 0 and done and end != length:
+        raise state.bad("end", f"{length} (the input's length, which it read to its end)")
+    if not done and end:
+        t = state.int("emitted", end - size + 1, end - size + 1,
+                      f"a buffer of {size} filled before each emission (end={end})")
+    else:
+        low = 0 if end == 0 else max(end - max(size - 2, 0), 1)
+        t = state.int("emitted", low, end, f"what a buffer of {size} holds (end={end})")
+    return t, end, done
+
+
 class SeedGenerator:
     """TF's seed-generator resource of a random dataset node: the node's seeds
     and the count of iterations it has started (iteration ``k`` uses
@@ -276,6 +301,9 @@ class SeedGenerator:
         self._seed, self._seed2, self._seeded = shuffle_seeds(seed)
         self._reshuffle = True if reshuffle is None else bool(reshuffle)
         self._started = 0
+        # while a checkpoint is restored: the iterations its cursors read (k -> field) and
+        # the seeds they carry ("seeds" -> (seeds, field))
+        self._restored: dict[Any, Any] | None = None
 
     @property
     def iterations_started(self) -> int:
@@ -313,6 +341,8 @@ class SeedGenerator:
         else:
             k = pins.int("k", 0, MAX_ITERATION)
             self._read_seeds(pins)
+            if self._restored is not None:
+                self._restored.setdefault(k, pins.path_of("k"))
         # an iteration started earlier may be built later (a fused repeat's read-ahead):
         # never count backwards (a restore sets the count from the state afterwards)
         self.iterations_started = max(self.iterations_started, k + 1)
@@ -327,8 +357,14 @@ class SeedGenerator:
 
     def _read_seeds(self, fields: Fields) -> None:
         """An unseeded generator takes the seeds a checkpoint drew (a seeded one has none)."""
-        if not self._seeded and fields.has("seeds"):
-            self._seed, self._seed2 = fields.ints("seeds", 0, 2**64 - 1, length=2)
+        if not self._seeded:  # its cursors and its generator state all carry them
+            seeds = fields.ints("seeds", 0, 2**64 - 1, length=2)
+            if self._restored is not None:
+                first = self._restored.setdefault("seeds", (seeds, fields.path_of("seeds")))
+                if first[0] != seeds:
+                    raise fields.bad("seeds", f"{first[0]} (as {first[1]}: one shuffle, one "
+                                     "pair of seeds)")
+            self._seed, self._seed2 = seeds
         elif self._seeded and fields.has("seeds"):
             raise fields.bad("seeds", "absent (this shuffle has fixed seeds)")
 

@@ -364,14 +364,19 @@ class ConcatSource:
 
 
 class _GeneratorIter(Iter):
-    def __init__(self, dataset: "GeneratorDataset", consumed: int) -> None:
+    def __init__(self, dataset: "GeneratorDataset", state: Fields | None) -> None:
         self._convert = dataset._convert
         self._it = iter(dataset._generator(*dataset._args))
         self.consumed = 0
+        if state is not None:
+            self._skip_to(state)
+
+    def _skip_to(self, state: Fields) -> None:
+        """Re-reads the elements a checkpoint had read (a generator has no seek)."""
+        consumed = state.only("consumed").int("consumed", 0)
         if consumed and self.skip(consumed) != consumed:
-            raise CheckpointError(f"the generator gave fewer than the {consumed} elements the "
-                                  "checkpoint had already read; it must give the same elements "
-                                  "on every call")
+            raise state.bad("consumed", f"at most {self.consumed} (the elements the generator "
+                            "gives; it must give the same elements on every call)")
 
     def __next__(self) -> Any:
         value = self._convert(next(self._it))
@@ -391,6 +396,9 @@ class _GeneratorIter(Iter):
 
     def state(self) -> dict[str, Any]:
         return {"consumed": self.consumed}
+
+    def at_start(self) -> bool | None:
+        return self.consumed == 0
 
 
 class GeneratorDataset(Dataset):
@@ -431,5 +439,4 @@ class GeneratorDataset(Dataset):
         return {"op": "from_generator", "generator": getattr(self._generator, "__qualname__", "?")}
 
     def _make_iter(self, state: Fields | None) -> Iter:
-        consumed = 0 if state is None else state.only("consumed").int("consumed", 0)
-        return _GeneratorIter(self, consumed)
+        return _GeneratorIter(self, state)

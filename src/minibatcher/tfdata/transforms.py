@@ -49,6 +49,9 @@ class _PassIter(Iter):
         self.parent = parent
         self.addressable = parent.addressable
 
+    def at_start(self) -> bool | None:
+        return self.parent.at_start()
+
     @property
     def address(self) -> int:
         return self.parent.address
@@ -306,6 +309,12 @@ class _FilterIter(_PassIter):
 
     def state(self) -> dict[str, Any]:
         return {"in": self.parent.state()}
+
+    def refetch(self, address: int) -> Any:
+        x = self.parent.refetch(address)
+        if not _truth(call(self.predicate, x)):
+            raise IndexError(f"the element at address {address} does not pass the filter")
+        return x
 
 
 class FilterDataset(_Unary):

@@ -180,22 +180,14 @@ class _ShuffleIter(Iter):
             self._restore(state)
 
     def _restore(self, state: Fields) -> None:
-        state.only("k", "seeds", "emitted", "end", "done", "in0")
+        order, self.parent, t, done = restore_order(self.node, state, self.seeds)
         self.start_state = state.child("in0").raw
-        t, end, done = _counts(state, self.buffer_size, self.node._parent._cardinality())
-        order = shuffle_order(self.seeds, self.buffer_size, end if done else None)
-        order.advance(t)
-        if order.emitted != t or order.end != end:
-            raise state.bad("end", f"{order.end} (what the shuffle reads to emit {t} elements)")
         held = order.held().tolist()
-        self.parent = start_of(self.node._parent, state)
         what = f"checkpoint state field {state.path_of('end')!r}"
         found = fetch_positions(self.parent, sorted(held), what)
         rest = order.end - (max(held) + 1 if held else 0)
         if self.parent.skip(rest) != rest:
-            raise CheckpointError(f"{what}: the shuffle's input ended before the {order.end} "
-                                  "elements the checkpoint had read; the data changed or the "
-                                  "state was edited")
+            raise input_ended(state, order.end)
         if done:
             exhausted_probe(self.parent, state, "done")
         self.buf = [found[pos] for pos in held]
@@ -254,6 +246,25 @@ class FusedEpoch:
         """The started input's view pins (to make the input's view)."""
         pins = None if self.cursor is None else self.cursor.get("pins")
         return None if pins is None else Fields(pins, "ahead.pins")
+def restore_order(node: "ShuffleDataset", state: Fields, seeds: tuple[int, int]
+                  ) -> tuple[Any, Iter, int, bool]:
+    """A shuffle cursor without a view, checked (``_counts``): its order advanced
+    to ``emitted`` (an integer simulation), the input's iterator at ``in0`` (to
+    read again), ``emitted`` and ``done``. Shared by the element and block paths."""
+    state.only("k", "seeds", "emitted", "end", "done", "in0")
+    t, end, done = _counts(state, node._buffer_size, node._parent._cardinality())
+    order = shuffle_order(seeds, node._buffer_size, end if done else None)
+    order.advance(t)
+    if order.emitted != t or order.end != end:
+        raise state.bad("end", f"{order.end} (what the shuffle reads to emit {t} elements)")
+    return order, start_of(node._parent, state), t, done
+
+
+def input_ended(state: Fields, end: int) -> CheckpointError:
+    """The error for a shuffle's input that has fewer than ``end`` elements now."""
+    return CheckpointError(f"checkpoint state field {state.path_of('end')!r}: the shuffle's "
+                           f"input ended before the {end} elements the checkpoint had read; "
+                           "the data changed or the state was edited")
 
 
 # Iterations started by nodes on behalf of a thread that reads ahead (prefetch):

@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CheckpointError
 from ..state import Fields
 from .block import Block, ListBlock, merge_blocks
 from .core import Iter
-from .shuffle import shuffle_order
+from .restore import exhausted_probe
+from .shuffle import input_ended, restore_order, shuffle_order
 
 
 class _Store:
@@ -85,20 +85,14 @@ class ShuffleBlocks(Iter):
             self._restore(state)
 
     def _restore(self, state: Fields) -> None:
-        state.only("k", "seeds", "emitted", "end", "done", "in0")
-        in0 = state.child("in0")
-        self.start_state = in0.raw
-        t, end, done = state.int("emitted", 0), state.int("end", 0), state.bool("done")
-        order = shuffle_order(self.seeds, self.buffer_size, end if done else None)
-        order.advance(t)
-        if order.emitted != t or order.end != end:
-            raise CheckpointError("the shuffle checkpoint is inconsistent (emitted "
-                                  f"{t}, read {end}); it was not written by this pipeline")
-        self.parent = self.node._parent._make_iter(in0)
-        self._refetch(np.sort(order.held()), end)
-        self.order, self.end, self.emitted, self.done = order, end, t, bool(done)
+        order, self.parent, t, done = restore_order(self.node, state, self.seeds)
+        self.start_state = state.child("in0").raw
+        self._refetch(np.sort(order.held()), order.end, state)
+        if done:
+            exhausted_probe(self.parent, state, "done")
+        self.order, self.end, self.emitted, self.done = order, order.end, t, done
 
-    def _refetch(self, held: np.ndarray, end: int) -> None:
+    def _refetch(self, held: np.ndarray, end: int, state: Fields) -> None:
         """Reads the held positions (runs of them in one block each, the gaps
         skipped) and leaves the input after ``end`` elements."""
         cuts = np.flatnonzero(np.diff(held) != 1) + 1
@@ -114,8 +108,7 @@ class ShuffleBlocks(Iter):
         else:
             if self.parent.skip(end - at) == end - at:
                 return
-        raise CheckpointError(f"the shuffle's input ended before the {end} elements the "
-                              "checkpoint had read; the data changed")
+        raise input_ended(state, end)
 
     def __next__(self) -> Any:
         block = self.next_block(1)

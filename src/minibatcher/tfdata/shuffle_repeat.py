@@ -211,6 +211,9 @@ class FusedRepeatIter(Iter):
         if len(ahead) > MAX_AHEAD:
             raise state.bad("ahead", f"a list of at most {MAX_AHEAD} epochs")
         inner = state.opt_child("in")  # the current epoch first: its input's iterations
+        if self.count >= 0 and self.rep > self.count - (inner is not None):
+            raise state.bad("rep", f"an int in [0, {self.count - (inner is not None)}]",
+                            f"outside the {self.count} repetitions")
         self.cur = None if inner is None else self._start(None, inner)  # came before those
         self.ahead = [self._restore_ahead(a) for a in ahead]  # of the epochs ahead
 

@@ -52,7 +52,7 @@ def test_a_tampered_state_is_refused_or_reads_on_exactly(pipelines, name, data) 
 
 @pytest.mark.parametrize("edit, field", [
     ({"k": -1, "batch": 3}, r"'iterator\.k' should be an int in \[0, "),
-    ({"k": 1, "batch": 3}, r"'shuffles\[0\]\.started' should be 2"),
+    ({"k": 1, "batch": 3}, r"'shuffles\[0\]\.started' should be at least 2"),
     ({"k": 0, "batch": -2}, r"'iterator\.batch'"),
     ({"k": 0, "batch": 3.0}, r"'iterator\.batch' should be an int"),
     ({"k": 0, "batch": 3, "pos": 3}, r"unknown field 'iterator\.pos'"),

@@ -51,6 +51,8 @@ PIPELINES = {
     "unseeded shuffle, filter": lambda: Dataset.range(16).shuffle(4).filter(_third),
     "filter, shuffle": lambda: Dataset.range(30).filter(_odd).shuffle(4, seed=2),
     "shuffle, repeat": lambda: Dataset.range(6).shuffle(3, seed=3).repeat(2),
+    "shuffle, map, repeat, filter, shuffle": lambda: Dataset.range(8).shuffle(3, seed=4)
+    .map(_key).repeat(3).filter(_odd).shuffle(5, seed=6),
     "interleave over a view": lambda: Dataset.range(5).interleave(_shard_of, cycle_length=2,
                                                                   block_length=2),
     "filter, interleave": lambda: Dataset.range(9).filter(_third).interleave(

@@ -15,8 +15,9 @@ Example:
 from __future__ import annotations
 
 import abc
+import threading
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -304,6 +305,40 @@ def check_sequence_index(sequence: Any, count: int, method: str = "key_name") ->
     return i
 
 
+class KeptChunks:
+    """``keep_data_in_memory``: the one place a deserializer keeps its loaded
+    chunks for the reader's life (CTF and HTK use it; ``keeps_chunks`` says
+    so to the engine). Thread-safe: chunks load on background threads, and a
+    chunk two threads load at once is kept once. Off, every call loads.
+
+    Example:
+        >>> calls = []
+        >>> load = lambda c: calls.append(c) or f"chunk {c}"
+        >>> kept = KeptChunks(True)
+        >>> kept.get(3, load), kept.get(3, load), len(calls)
+        ('chunk 3', 'chunk 3', 1)
+        >>> KeptChunks(False).get(3, load), len(calls)
+        ('chunk 3', 2)
+    """
+
+    def __init__(self, keep: bool) -> None:
+        self.keep = bool(keep)
+        self._chunks: dict[int, Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, chunk_id: int, load: Callable[[int], Any]) -> Any:
+        """Chunk ``chunk_id``: the kept one, or ``load(chunk_id)`` (kept when on)."""
+        if not self.keep:
+            return load(chunk_id)
+        with self._lock:
+            chunk = self._chunks.get(chunk_id)
+        if chunk is None:
+            chunk = load(chunk_id)
+            with self._lock:
+                chunk = self._chunks.setdefault(chunk_id, chunk)
+        return chunk
+
+
 class Deserializer(abc.ABC):
     """A format layer the engine can read from.
 
@@ -340,7 +375,8 @@ class Deserializer(abc.ABC):
 
     @property
     def keeps_chunks(self) -> bool:
-        """True when loaded chunks stay cached for the reader's lifetime."""
+        """True when loaded chunks stay cached for the reader's lifetime
+        (:class:`KeptChunks`): caches above need not keep them again."""
         return False
 
     @property

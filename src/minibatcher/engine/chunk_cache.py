@@ -27,11 +27,11 @@ Example:
 from __future__ import annotations
 
 import concurrent.futures as cf
-from typing import Iterable
+from typing import Any, Iterable
 
 import numpy as np
 
-from .. import _native
+from .. import _native, exit_guard
 from ..deserializer import ChunkData, Deserializer
 
 
@@ -39,6 +39,16 @@ def _release(box: list[cf.Future]) -> None:
     """Drops the last reference to a chunk's future (and so the chunk), on the
     release thread, before the task counts as done."""
     box.clear()
+
+
+def _submit(pool: cf.ThreadPoolExecutor, fn: Any, arg: Any) -> cf.Future:
+    """``pool.submit(fn, arg)``; at interpreter exit (executors refuse new work)
+    a daemon thread waits for the end instead of dying with a traceback."""
+    try:
+        return pool.submit(fn, arg)
+    except RuntimeError:
+        exit_guard.stopped()
+        raise
 
 
 def _contiguous(a: np.ndarray | None, dtype: type | None = None) -> np.ndarray | None:
@@ -59,6 +69,14 @@ class ChunkCache:
         self._releaser = cf.ThreadPoolExecutor(max_workers=1,
                                                thread_name_prefix="minibatcher-release")
         self._releasing: list[cf.Future] = []
+        exit_guard.release_at_exit(self, ChunkCache._release_native)
+
+    def _release_native(self) -> None:
+        """At interpreter exit (a daemon thread may still hold this cache):
+        drops the native registry, so that no native object outlives the
+        interpreter (see :mod:`minibatcher.exit_guard`)."""
+        self.registry = None
+        self._ready.clear()
 
     def _load(self, chunk_id: int) -> ChunkData:
         try:
@@ -71,7 +89,7 @@ class ChunkCache:
     def _submit(self, chunk_id: int) -> None:
         if chunk_id not in self._futures:
             self._settle()
-            self._futures[chunk_id] = self._pool.submit(self._load, chunk_id)
+            self._futures[chunk_id] = _submit(self._pool, self._load, chunk_id)
             self._wanted = None
 
     def _settle(self) -> None:
@@ -99,7 +117,7 @@ class ChunkCache:
         self._ready.pop(chunk_id, None)
         box = [self._futures.pop(chunk_id)]  # no other reference here: the release thread
         if not box[0].cancel():              # drops the last one, and the chunk with it
-            self._releasing.append(self._releaser.submit(_release, box))
+            self._releasing.append(_submit(self._releaser, _release, box))
 
     def get(self, chunk_id: int) -> ChunkData:
         """The chunk, waiting for its parse; errors are re-raised here."""

@@ -183,6 +183,9 @@ class CompositeDeserializer(Deserializer):
         table = part.table()
         chunk_ids = np.asarray(table.chunk_of(picks), dtype=np.int64)
         unique, source = np.unique(chunk_ids, return_inverse=True)
+        if part.keeps_chunks:  # it keeps every chunk itself: no second copy here
+            chunks = [part.load_chunk(c) for c in unique.tolist()]
+            return chunks, source.astype(np.int32).reshape(-1), picks - table.chunk_starts[chunk_ids]
         with self._lock:
             cache = self._secondary[k]
             for c in unique.tolist():

@@ -19,6 +19,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from .. import exit_guard
 from ..deserializer import Deserializer, SequenceTable
 from ..errors import ConfigError, FormatError
 from ..streams import StreamInformation
@@ -168,6 +169,7 @@ class MinibatchSource:
                  num_workers: int = 1, worker_rank: int = 0, cross_sweep_boundaries: bool = True,
                  local_timeline: bool = True, num_threads: int | None = None,
                  prefetch_chunks: int | None = None) -> None:
+        exit_guard.check()
         num_threads = _threads(multithreaded_deserializer, num_threads)
         self.options = SourceOptions(
             max_samples, max_sweeps, randomize, randomization_window_in_chunks,
@@ -275,6 +277,7 @@ class MinibatchSource:
                        device: Any = None, num_data_partitions: int | None = None,
                        partition_index: int | None = None) -> Minibatch | dict:
         """The next minibatch as ``{stream name: MinibatchData}``; ``{}`` once the epoch ended."""
+        exit_guard.check()
         size = _check_size(minibatch_size_in_samples)
         self._set_workers(num_data_partitions, partition_index)
         if not self._started:

@@ -194,6 +194,7 @@ class GuardedFile:
         self._local = threading.local()
         self._ends: str | None = None
         self._closer = weakref.finalize(self, os.close, self._fd)
+        self._closer.atexit = False  # the OS closes it at exit; a daemon thread may still read
 
     # -- identity -------------------------------------------------------------------------------
 

@@ -283,9 +283,14 @@ class VocabTable:
             True
         """
         if self._native is None:
-            from .. import _native
+            from .. import _native, exit_guard
             self._native = _native.TextVocab(self.words)
+            exit_guard.release_at_exit(self, VocabTable._release_native)
         return self._native
+
+    def _release_native(self) -> None:
+        """At interpreter exit: drops the native table (rebuilt if asked again)."""
+        self._native = None
 
     def fingerprint(self) -> Any:
         """Identity for checkpoints: ``[name, size, default_value, digest of the words]``.

@@ -34,7 +34,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import logging
@@ -92,13 +91,9 @@ class CacheFile:
         return decode_element(self.source[index + 1])
 
     def identity(self) -> list[Any]:
-        """Size and a digest of the first and last 64 KiB (what a checkpoint checks)."""
-        size = os.path.getsize(self.path)
-        with open(self.path, "rb") as f:
-            head = f.read(1 << 16)
-            f.seek(max(0, size - (1 << 16)))
-            tail = f.read()
-        return [size, hashlib.blake2b(head + tail, digest_size=8).hexdigest()]
+        """The file's size and content digest (what a checkpoint checks; the
+        fingerprint of every TFRecord file, docs/design/guarded-files.md)."""
+        return self.source.fingerprint()
 
 
 def _lock(path: str) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, Mapping
 
+from .. import exit_guard
 from ..errors import CheckpointError, MinibatcherError
 from ..state import TFDATA, Fields, check_stamp, refuse, stamp
 from .dataset import Dataset
@@ -105,6 +106,8 @@ class DatasetIterator(Iterator[Any]):
     """
 
     def __init__(self, dataset: Dataset) -> None:
+        exit_guard.install()  # daemon threads reading at exit wait instead of crashing
+        exit_guard.check()
         self._dataset = dataset
         options = dataset.options()
         # the pipeline's options, seen by every node while it builds or advances (None: defaults)
@@ -129,6 +132,8 @@ class DatasetIterator(Iterator[Any]):
         return self
 
     def __next__(self) -> Any:
+        if exit_guard.exiting:
+            exit_guard.check()
         if ACTIVE.get() is self._options:
             return next(self._it)
         token = ACTIVE.set(self._options)

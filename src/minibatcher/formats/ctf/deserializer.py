@@ -14,14 +14,13 @@ Example:
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from ...budget import ErrorBudget
-from ...deserializer import ChunkData, Deserializer, SequenceTable, StreamChunk
+from ...deserializer import ChunkData, Deserializer, KeptChunks, SequenceTable, StreamChunk
 from ...errors import ConfigError, FormatError
 from ...log import Tracer
 from ...streams import StreamDef, StreamInformation, as_stream_defs
@@ -155,7 +154,7 @@ class CTFDeserializer(Deserializer):
         if impl not in IMPLEMENTATIONS:
             backend(impl)  # raises the error listing the valid values
         self._impl, self._skip_ids, self._cache = impl, bool(skip_sequence_ids), bool(cache_index)
-        self._keep = bool(keep_data_in_memory)
+        self._kept = KeptChunks(keep_data_in_memory)
         self._skip_incomplete = _check_bool("skip_incomplete_sequences", skip_incomplete_sequences)
         self._tracer = Tracer(trace_level)
         self._budget = ErrorBudget(max_errors, str(self.path))
@@ -168,8 +167,6 @@ class CTFDeserializer(Deserializer):
                                     self._budget, self._tracer, on_error, self._skip_incomplete,
                                     on_skip)
         self._report_index()
-        self._kept: dict[int, ChunkData] = {}
-        self._kept_lock = threading.Lock()
 
     def _index_options(self) -> dict[str, Any]:
         main_alias = self._aliases[self._main] if self._main >= 0 else ""
@@ -243,7 +240,7 @@ class CTFDeserializer(Deserializer):
 
     @property
     def keeps_chunks(self) -> bool:
-        return self._keep
+        return self._kept.keep
 
     def table(self) -> SequenceTable:
         return SequenceTable(self._index.keys, self._index.rows, self._chunk_starts)
@@ -265,15 +262,7 @@ class CTFDeserializer(Deserializer):
         if not 0 <= chunk_id < len(self._chunk_starts) - 1:
             raise IndexError(f"chunk_id should be in [0, {len(self._chunk_starts) - 1}), "
                              f"but got chunk_id={chunk_id}")
-        if self._keep:
-            with self._kept_lock:
-                if chunk_id in self._kept:
-                    return self._kept[chunk_id]
-        chunk = self._parse_chunk(chunk_id)
-        if self._keep:
-            with self._kept_lock:
-                chunk = self._kept.setdefault(chunk_id, chunk)
-        return chunk
+        return self._kept.get(chunk_id, self._parse_chunk)
 
     def _parse_chunk(self, chunk_id: int) -> ChunkData:
         self._file.check()

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ...deserializer import (ChunkData, ContextWindow, Deserializer, SequenceTable, StreamChunk,
-                             check_sequence_index)
+from ...deserializer import (ChunkData, ContextWindow, Deserializer, KeptChunks, SequenceTable,
+                             StreamChunk, check_sequence_index)
 from ...errors import FileChangedError, FormatError
 from ...streams import StreamDef, StreamInformation
 from .archives import Archives
@@ -70,7 +69,7 @@ class HTKFeatureDeserializer(Deserializer):
         if impl not in IMPLEMENTATIONS:
             backend(impl)
         self._impl, self._dtype = impl, precision_of(precision)
-        self._keep, self._kept, self._lock = bool(keep_data_in_memory), {}, threading.Lock()
+        self._kept = KeptChunks(keep_data_in_memory)
         self._scp = [os.fspath(p) for p in self._sd.scp]
         self._diag = Diagnostics(self._scp[0], max_errors, trace_level, on_error)
         origin = getattr(base_dir, "origin", "base_dir")  # a config's paths say where it came from
@@ -243,7 +242,7 @@ class HTKFeatureDeserializer(Deserializer):
             >>> _example().keeps_chunks
             False
         """
-        return self._keep
+        return self._kept.keep
 
     @property
     def splits_into_frames(self) -> bool:
@@ -325,15 +324,7 @@ class HTKFeatureDeserializer(Deserializer):
         if not 0 <= chunk_id < len(self._chunk_starts) - 1:
             raise IndexError(f"chunk_id should be in [0, {len(self._chunk_starts) - 1}), but got "
                              f"chunk_id={chunk_id}")
-        if self._keep:
-            with self._lock:
-                if chunk_id in self._kept:
-                    return self._kept[chunk_id]
-        chunk = self._read_chunk(chunk_id)
-        if self._keep:
-            with self._lock:
-                chunk = self._kept.setdefault(chunk_id, chunk)
-        return chunk
+        return self._kept.get(chunk_id, self._read_chunk)
 
     def _read_chunk(self, chunk_id: int) -> ChunkData:
         lo, hi = int(self._chunk_starts[chunk_id]), int(self._chunk_starts[chunk_id + 1])

@@ -9,6 +9,7 @@ reader delivered until it finished or raised ``FileChangedError``.
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import threading
@@ -95,7 +96,8 @@ def race(read: Callable[[Outcome], None], change: Callable[[], None], delay: flo
     try:
         read(out)
     except FileChangedError as e:
-        out.error = e
+        out.error = FileChangedError(*e.args)  # no traceback or context: their frames
+        # would keep the abandoned reader's files open
     finished.set()
     thread.join(10)
     return out
@@ -119,4 +121,5 @@ def run_races(setup: Callable[[], Any], read: Callable[[Any, Outcome], None],
         for item in out.delivered:
             check(item)
         outcomes.append(out)
+    gc.collect()  # readers abandoned mid-read: close their descriptors now
     return outcomes

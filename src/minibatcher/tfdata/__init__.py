@@ -15,7 +15,7 @@ Example:
     True
 """
 
-from . import errors, io
+from . import errors, experimental, io
 from .core import INFINITE as INFINITE_CARDINALITY
 from .core import UNKNOWN as UNKNOWN_CARDINALITY
 from .dataset import AUTOTUNE, Dataset
@@ -80,6 +80,7 @@ __all__ += [  # TF's dtype names, composite values, tf.io and tf.errors
     "complex128",
     "double",
     "errors",
+    "experimental",
     "float16",
     "float32",
     "float64",

@@ -119,3 +119,10 @@ def test_the_cli_no_longer_reads_garbage_as_ctf(tmp_path: Path, capsys) -> None:
     assert "(TFRecord)" in out and "records   3" in out
     assert main(["inspect", str(tmp_path / "blob"), "--format", "nope"]) == 2
     assert "invalid choice: 'nope'" in capsys.readouterr().err
+
+
+def test_a_home_relative_path_is_expanded(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "d.ctf").write_text("|x 1\n")
+    found = detect_format("~/d.ctf")
+    assert (found.format, found.path) == ("ctf", str(tmp_path / "d.ctf"))

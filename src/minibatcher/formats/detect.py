@@ -127,7 +127,7 @@ def check_format(value: str | None, what: str = "format") -> str | None:
 
 
 def detect_format(path: str | os.PathLike, format: str | None = None) -> Detected:
-    """The format of ``path`` (``format`` given: taken as is, after checks).
+    """The format of ``path`` (``~`` expanded; ``format`` given: taken as is, after checks).
 
     Raises ``FileNotFoundError`` for a missing path, ``NotARegularFileError``
     for a FIFO or device, :class:`UnknownFormatError` when nothing tells.
@@ -139,7 +139,7 @@ def detect_format(path: str | os.PathLike, format: str | None = None) -> Detecte
         >>> detect_format(p).format, detect_format(p, "text").reason
         ('mlf', 'given as format')
     """
-    name = os.fspath(path)
+    name = os.path.expanduser(os.fspath(path))
     given = check_format(format)
     if not os.path.exists(name):
         raise FileNotFoundError(2, "No such file or directory", name)

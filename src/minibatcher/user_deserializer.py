@@ -76,8 +76,10 @@ class UserDeserializer:
         """The number of chunks (to implement).
 
         Example:
-            >>> UserDeserializer.num_chunks.__name__
-            'num_chunks'
+            >>> UserDeserializer().num_chunks()
+            Traceback (most recent call last):
+            ...
+            NotImplementedError: should return the total number of chunks
         """
         raise NotImplementedError("should return the total number of chunks")
 

@@ -62,8 +62,14 @@ def fast_partition_counts(source: "MinibatchSource", epoch: int, minibatch_size:
     skips through each partition instead.
 
     Example:
-        >>> fast_partition_counts.__name__
-        'fast_partition_counts'
+        >>> import tempfile, pathlib
+        >>> from minibatcher import CTFDeserializer, MinibatchSource, StreamDef
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.ctf"
+        >>> _ = p.write_text("".join(f"|x {i}\\n" for i in range(5)))
+        >>> src = MinibatchSource(CTFDeserializer(str(p), {"x": StreamDef()}), randomize=False)
+        >>> # file order: each minibatch of 2 is split between the 2 partitions, one each
+        >>> fast_partition_counts(src, epoch=0, minibatch_size=2, num_partitions=2)
+        [3, 2]
     """
     options = source.options
     table = source.deserializer.table()

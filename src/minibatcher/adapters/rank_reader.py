@@ -3,7 +3,7 @@
 It owns the epoch, the position (``step``: items of this rank's stream
 delivered; ``anchor``: where loader workers start dealing), the per-process
 reader (a reader inherited through ``fork`` is never reused: its threads did
-not come along) and the epoch's :class:`~.stream.RankPlan`. The PyTorch
+not come along) and the epoch's :class:`~.rank_plan.RankPlan`. The PyTorch
 dataset and the JAX iterator wrap it.
 
 Example:
@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator, Mapping
 from ..errors import ConfigError
 from .position import Layout, check_source, make_state, read_state
 from .reader import PartitionedReader, as_reader
-from .stream import RankPlan, iterate
+from .rank_plan import RankPlan, iterate
 
 
 class RankReader:

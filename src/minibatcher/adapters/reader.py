@@ -84,8 +84,15 @@ class SourceReader:
     are not used.
 
     Example:
-        >>> SourceReader.__name__
-        'SourceReader'
+        >>> import tempfile, pathlib
+        >>> from minibatcher import CTFDeserializer, StreamDef
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.ctf"
+        >>> _ = p.write_text("".join(f"|x {i}\\n" for i in range(5)))
+        >>> reader = SourceReader(MinibatchSource(CTFDeserializer(str(p), {"x": StreamDef()}),
+        ...                                       randomize=False))
+        >>> # CNTK's file-order split: sequences 0, 2, 4 and 1, 3, one per minibatch each
+        >>> reader.partition_counts(epoch=0, minibatch_size=2, num_partitions=2)
+        [3, 2]
     """
 
     def __init__(self, source: MinibatchSource) -> None:

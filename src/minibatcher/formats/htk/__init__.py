@@ -1,9 +1,14 @@
 """HTK features (SCP + archives) and MLF labels, CNTK-exact, on the common engine.
 
 Example:
-    >>> from minibatcher.formats.htk import HTKFeatureDeserializer, HTKMLFDeserializer
-    >>> HTKMLFDeserializer.__name__
-    'HTKMLFDeserializer'
+    >>> import tempfile, pathlib
+    >>> import numpy as np
+    >>> from minibatcher.formats.htk import write_htk, read_htk
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.fea"
+    >>> write_htk(str(p), np.arange(6, dtype=np.float32).reshape(3, 2))
+    >>> frames, info = read_htk(str(p))
+    >>> frames.tolist(), info.frames
+    ([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]], 3)
 """
 
 from .diagnostics import HTKStats

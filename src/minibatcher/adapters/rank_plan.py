@@ -58,8 +58,9 @@ class RankPlan:
         partition to its end (CNTK's split).
 
         Example:
-            >>> RankPlan.compute.__name__
-            'compute'
+            >>> RankPlan.compute(None, epoch=0, world=2, rank=1, minibatch_size=8,
+            ...                  equal=False).segments  # CNTK's split: no counting
+            [Segment(partition=1, first=0, count=None)]
         """
         if not equal:
             return cls(epoch, world, rank, minibatch_size, [Segment(rank, 0, None)])
@@ -120,8 +121,16 @@ def iterate(reader: PartitionedReader, plan: RankPlan, start: int, workers: int,
     from ``anchor`` (default ``start``), the first item a DataLoader asks of worker 0.
 
     Example:
-        >>> iterate.__name__
-        'iterate'
+        >>> import tempfile, pathlib
+        >>> from minibatcher import CTFDeserializer, MinibatchSource, StreamDef
+        >>> from minibatcher.adapters.reader import as_reader
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.ctf"
+        >>> _ = p.write_text("".join(f"|x {i}\\n" for i in range(4)))
+        >>> reader = as_reader(MinibatchSource(CTFDeserializer(str(p), {"x": StreamDef()}),
+        ...                                    randomize=False))
+        >>> plan = RankPlan.compute(reader, 0, 1, 0, 1, equal=False)
+        >>> [(t, mb["x"].values.item()) for t, mb in iterate(reader, plan, 0, workers=2, worker=1)]
+        [(1, 1.0), (3, 3.0)]
     """
     cursor = _Cursor(reader, plan)
     anchor = start if anchor is None else anchor

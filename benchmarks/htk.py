@@ -47,6 +47,7 @@ from typing import Any, Callable
 import numpy as np
 
 import _common as C
+import _planning
 
 DIM, LEFT, RIGHT = 40, 5, 5
 FRAME_TARGET, MLF_TARGET = 3.0, 200.0
@@ -237,7 +238,8 @@ def prepare_mlf(spec: dict[str, Any]) -> Callable[[], dict]:
 
 
 CONTENDERS = {"ours": prepare_ours, "numpy": prepare_numpy, "per_utterance": prepare_numpy,
-              "kaldiio": prepare_numpy, "mlf": prepare_mlf, "probe": prepare_probe}
+              "kaldiio": prepare_numpy, "mlf": prepare_mlf, "probe": prepare_probe,
+              "planning": _planning.prepare_planning}
 
 
 # -- driver -----------------------------------------------------------------------------------
@@ -248,10 +250,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--window", type=int, default=4, help="frame mode: randomization window in "
                    "chunks (~14 MB of frames each; default 4)")
     p.add_argument("--keep", action="store_true", help="keep the generated files")
+    p.add_argument("--planning", default=None, help="comma-separated utterance counts of the "
+                   "frame-mode planning rows (default 1000,10000,100000,1000000,1800000; "
+                   "--quick: 1000,10000; 0: none)")
     args = p.parse_args(argv)
     args.size_mb = args.size_mb or (40.0 if args.quick else 2048.0)
     args.rounds = args.rounds or (2 if args.quick else 3)
     return args
+
+
+def planning_sizes(args: argparse.Namespace) -> tuple[int, ...]:
+    """Utterance counts of the planning rows (the last default is the 10,000-hour corpus)."""
+    if args.planning is None:
+        return (1_000, 10_000) if args.quick else (*_planning.SIZES, _planning.CORPUS_UTTERANCES)
+    return tuple(int(n) for n in args.planning.split(",") if int(n) > 0)
 
 
 def check_space(folder: Path, size_mb: float) -> None:
@@ -369,6 +381,9 @@ def main(argv: list[str] | None = None) -> None:
         load = C.LoadMonitor()
         results = measure(info, args)
         report(info, args, results)
+        sizes = planning_sizes(args)
+        if sizes:
+            _planning.print_planning(__file__, folder, sizes, args.window)
         print(f"\n{load.describe()}")
     finally:
         if not args.keep:

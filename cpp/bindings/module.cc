@@ -23,6 +23,7 @@ using namespace nb::literals;
 
 void bind_htk(nb::module_& m);  // cpp/bindings/htk.cc
 void bind_engine(nb::module_& m);  // cpp/bindings/engine.cc
+void bind_randomizer(nb::module_& m);  // cpp/bindings/randomizer.cc
 void bind_text(nb::module_& m);    // cpp/bindings/text.cc
 void bind_tfdata(nb::module_& m);  // cpp/bindings/tfdata.cc
 void bind_tfrecord(nb::module_& m);  // cpp/bindings/tfrecord.cc
@@ -413,6 +414,7 @@ NB_MODULE(_native, m) {
         "sample_based"_a, "seed"_a);
   bind_htk(m);
   bind_engine(m);
+  bind_randomizer(m);
   bind_text(m);
   bind_tfdata(m);
   bind_tfrecord(m);

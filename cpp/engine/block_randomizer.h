@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 namespace mb::engine {
@@ -22,5 +23,44 @@ struct SweepOrder {
 // chunks otherwise.
 SweepOrder randomize_sweep(const int64_t* chunk_sequences, const int64_t* chunk_samples,
                            size_t chunk_count, uint64_t window, bool sample_based, uint64_t seed);
+
+// The same order computed window by window (issue 17): the positions of one
+// randomized chunk at a time, holding only the positions a swap can still
+// touch (the randomization window around the step) instead of the sweep.
+// chunk(k) gives exactly randomize_sweep()'s sequences/source_chunk of the
+// positions of randomized chunk k. Steps are taken in order, as CNTK does;
+// asking for a chunk before the oldest one kept replays the draws from the
+// sweep's start (O(positions) time, O(window) memory).
+class WindowedRandomizer {
+ public:
+  WindowedRandomizer(const int64_t* chunk_sequences, const int64_t* chunk_samples,
+                     size_t chunk_count, uint64_t window, bool sample_based, uint64_t seed);
+  size_t chunk_count() const { return order_.chunk_order.size(); }
+  const SweepOrder& windows() const { return order_; }  // chunk order and windows only
+  const std::vector<int64_t>& chunk_starts() const { return start_; }  // positions, + total
+  // Copies the final sequences / source chunks of chunk k's positions (k < chunk_count()).
+  void chunk(size_t k, int64_t* sequences, int32_t* source_chunk);
+  int64_t buffered() const { return int64_t(seq_.size()); }  // positions held now
+
+ private:
+  void restart();
+  void extend_to(int64_t position);
+  void step();
+  void drop_below(int64_t position);
+  int32_t chunk_of(int64_t position, int32_t lo, int32_t hi) const;
+
+  SweepOrder order_;
+  std::vector<int64_t> start_;           // first position of each randomized chunk, + total
+  std::vector<int64_t> original_first_;  // first original index of each original chunk
+  std::vector<int32_t> reach_;           // last chunk whose steps can touch chunk k's positions
+  std::vector<int32_t> floor_;           // lowest window begin of chunk k and every later one
+  uint64_t seed_;
+  std::mt19937_64 rng_;
+  int64_t t_ = 0;                        // next step
+  int32_t kt_ = 0;                       // chunk of position t_
+  int64_t lo_ = 0;                       // position of seq_[0]
+  std::vector<int64_t> seq_;             // positions [lo_, lo_ + size)
+  std::vector<int32_t> src_;
+};
 
 }  // namespace mb::engine

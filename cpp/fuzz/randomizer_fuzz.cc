@@ -1,8 +1,10 @@
-// libFuzzer harness for mb::engine::randomize_sweep (built by tools/fuzz.sh).
+// libFuzzer harness for mb::engine::randomize_sweep and WindowedRandomizer
+// (built by tools/fuzz.sh).
 //
 // Input: b[0] chunk count (1..50), b[1] window mode, then 8 bytes of seed,
-// 8 bytes of window, then two bytes per chunk (sequences 1..20, extra samples).
-// Missing bytes read as zero. Violations trap.
+// 8 bytes of window, then two bytes per chunk (sequences 1..20, extra samples),
+// then the chunks the windowed randomizer is asked for (one byte each, mod n;
+// then every chunk in order). Missing bytes read as zero. Violations trap.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -114,5 +116,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CHECK(again.chunk_order == o.chunk_order && again.sequences == o.sequences &&
         again.source_chunk == o.source_chunk && again.window_begin == o.window_begin &&
         again.window_end == o.window_end);
+
+  // The windowed randomizer gives the same positions, chunk by chunk, in any order.
+  mb::engine::WindowedRandomizer w(sequences.data(), samples.data(), n, window, sample_based, seed);
+  CHECK(w.chunk_count() == n && w.chunk_starts().size() == n + 1);
+  std::vector<size_t> asked;
+  for (int i = 0; i < 16 && in.p < in.end; ++i) asked.push_back(in.byte() % n);
+  for (size_t c = 0; c < n; ++c) asked.push_back(c);
+  for (size_t c : asked) {
+    const int64_t first = w.chunk_starts()[c], count = w.chunk_starts()[c + 1] - first;
+    CHECK(first == position_first[c] && count > 0);
+    std::vector<int64_t> seqs(size_t(count), -1);
+    std::vector<int32_t> src(size_t(count), -1);
+    w.chunk(c, seqs.data(), src.data());
+    for (int64_t i = 0; i < count; ++i) {
+      CHECK(seqs[size_t(i)] == o.sequences[size_t(first + i)]);
+      CHECK(src[size_t(i)] == o.source_chunk[size_t(first + i)]);
+    }
+    CHECK(w.buffered() <= 2 * total_sequences + 1);
+  }
   return 0;
 }

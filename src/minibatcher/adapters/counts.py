@@ -41,7 +41,7 @@ def greedy_count(lengths: np.ndarray, budget: int) -> int:
     n = len(lengths)
     if n == 0:
         return 0
-    if (lengths == lengths[0]).all():
+    if lengths.strides == (0,) or (lengths == lengths[0]).all():  # (0,): a broadcast
         per = max(1, budget // int(lengths[0]))
         return -(-n // per)
     prefix = np.zeros(n + 1, dtype=np.int64)
@@ -76,7 +76,6 @@ def fast_partition_counts(source: "MinibatchSource", epoch: int, minibatch_size:
     if not options.local_timeline or options.truncation_length or table.lengths.min() <= 0:
         return None
     enumerator = make_enumerator(table, options.order(), options.randomization_seed)
-    plan = enumerator.plan(epoch)
     counts = []
     for rank in range(num_partitions):
         enumerator.start_epoch(EpochConfig(table.num_samples, epoch, num_partitions, rank,
@@ -84,7 +83,6 @@ def fast_partition_counts(source: "MinibatchSource", epoch: int, minibatch_size:
         if enumerator.position >= enumerator.config.end:
             counts.append(0)  # a partition that owns no chunk
             continue
-        local = enumerator.owned(epoch)
         _, budget = minibatch_counts(minibatch_size, num_partitions, rank, True)
-        counts.append(greedy_count(np.asarray(plan.lengths[local], dtype=np.int64), budget))
+        counts.append(greedy_count(np.asarray(enumerator.owned_lengths(epoch), np.int64), budget))
     return counts

@@ -30,6 +30,7 @@ import numpy as np
 from .. import _native
 from ..deserializer import SequenceTable
 from ..errors import ConfigError
+from .frame_plan import FramePlan
 from .order import Order, SweepPlan
 
 UNLIMITED = 2**64 - 1          # CNTK's SIZE_MAX
@@ -121,10 +122,10 @@ class Enumerator(abc.ABC):
         self.sweep_size = table.num_samples
         self.config = EpochConfig(epoch_size=MAX_EPOCH_SIZE)
         self.position = 0
-        self._plans: dict[int, SweepPlan] = {}
+        self._plans: dict[int, SweepPlan | FramePlan] = {}
         self._cursor = (-1, 0, 0)  # (position, sweep, plan position): cursor() of a walk's end
 
-    def plan(self, sweep: int) -> SweepPlan:
+    def plan(self, sweep: int) -> SweepPlan | FramePlan:
         """The (cached) plan of ``sweep``; keeps the two most recent."""
         plan = self._plans.get(sweep)
         if plan is None:
@@ -141,8 +142,8 @@ class Enumerator(abc.ABC):
     def set_position(self, position: int) -> None:
         """Seeks to the first sequence starting at or after ``position``."""
         sweep, offset = divmod(int(position), self.sweep_size)
-        p = self.plan(sweep).position_of_sample(offset)
-        self.position = sweep * self.sweep_size + int(self.plan(sweep).prefix[p])
+        plan = self.plan(sweep)
+        self.position = sweep * self.sweep_size + plan.sample_at(plan.position_of_sample(offset))
 
     def cursor(self) -> tuple[int, int]:
         """``(sweep, position in the sweep)`` of the next sequence."""
@@ -157,8 +158,8 @@ class Enumerator(abc.ABC):
         ended at plan position ``stop`` (saves a search; only where the search
         would find it: inside the sweep, after a sequence with samples)."""
         plan = self.plan(sweep)
-        if (0 < stop < plan.num_sequences and plan.lengths[stop - 1] > 0
-                and sweep * self.sweep_size + int(plan.prefix[stop]) == self.position):
+        if (0 < stop < plan.num_sequences and plan.length_at(stop - 1) > 0
+                and sweep * self.sweep_size + plan.sample_at(stop) == self.position):
             self._cursor = (self.position, sweep, stop)
 
     @abc.abstractmethod
@@ -194,10 +195,30 @@ class Enumerator(abc.ABC):
         """
         chunks, base = self.owner(sweep)
         c = self.config
+        if isinstance(chunks, FramePlan):
+            raise ValueError("a frame-mode plan has no per-position arrays; use owned_lengths()")
         if chunks is not None:
             return np.asarray(chunks) % c.num_workers == c.worker_rank
         positions = np.arange(self.plan(sweep).num_sequences, dtype=np.int64)
         return (base + positions) % c.num_workers == c.worker_rank
+
+    def owned_lengths(self, sweep: int) -> np.ndarray:
+        """The budget lengths of this worker's positions of ``sweep``, in order.
+
+        Example:
+            >>> from minibatcher.engine.order import FileOrder
+            >>> t = SequenceTable(np.arange(3, dtype=np.uint64), np.array([1, 2, 3]), np.array([0, 3]))
+            >>> e = FileEnumerator(t, FileOrder(), seed=0)
+            >>> e.start_epoch(EpochConfig(epoch_size=6, num_workers=2, worker_rank=0))
+            >>> e.owned_lengths(0).tolist()
+            [1, 3]
+        """
+        plan = self.plan(sweep)
+        if isinstance(plan, FramePlan):
+            chunks, base = self.owner(sweep)
+            share = plan.shares(chunks is not None, base, self.config.num_workers)
+            return np.broadcast_to(np.ones(1, np.int64), (int(share[self.config.worker_rank]),))
+        return np.asarray(plan.lengths)[self.owned(sweep)]
 
     def _walk(self, sweep: int, start: int, global_budget: int, local_budget: int, to_end: int,
               at_least_one: bool, stop_when_full: bool) -> tuple[np.ndarray, int, int, int, bool, bool]:
@@ -206,6 +227,9 @@ class Enumerator(abc.ABC):
         indices, stop position, global samples, local samples, at_least_one, stopped)``."""
         plan, c = self.plan(sweep), self.config
         chunks, base = self.owner(sweep)
+        if isinstance(plan, FramePlan):
+            return plan.walk(chunks is not None, base, c.num_workers, c.worker_rank, start,
+                             (global_budget, local_budget, to_end), at_least_one, stop_when_full)
         return _native.engine_walk(plan.lengths, plan.sequences, start, chunks, base,
                                    c.num_workers, c.worker_rank, _clamp(global_budget),
                                    _clamp(local_budget), _clamp(to_end), at_least_one,
@@ -249,8 +273,9 @@ class BlockEnumerator(Enumerator):
                 break
         return result
 
-    def owner(self, sweep: int) -> tuple[np.ndarray | None, int]:
-        return self.plan(sweep).source_chunk, 0
+    def owner(self, sweep: int) -> tuple[Any, int]:
+        plan = self.plan(sweep)  # a FramePlan stands for its pieces' source chunks
+        return (plan if isinstance(plan, FramePlan) else plan.source_chunk), 0
 
     def _describe(self, budget: int, local_budget: int, at_least_one: bool,
                   result: Selection) -> tuple[int, int]:

@@ -22,10 +22,14 @@ Example:
     >>> view = FrameView(Two())
     >>> view.table().keys.tolist(), view.load_chunk(0).streams[0].sequence_offsets.tolist()
     ([7, 7, 9], [0, 1, 2, 3])
+
+The table holds no per-frame array (issue 17): keys are looked up per
+utterance (:class:`FrameKeys`) and every length is a broadcast 1.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,6 +37,66 @@ import numpy as np
 from ..deserializer import ChunkData, ContextWindow, Deserializer, SequenceTable, StreamChunk
 from ..errors import FormatError
 from ..streams import StreamInformation
+
+
+class FrameKeys:
+    """The key of every frame (its utterance's), computed on indexing from
+    per-utterance arrays: a read-only stand-in for ``np.repeat(keys, lengths)``.
+
+    Example:
+        >>> k = FrameKeys(np.array([7, 9], np.uint64), np.array([0, 2, 3]))
+        >>> len(k), k[np.array([2, 0])].tolist(), k[:2].tolist(), int(k[-1])
+        (3, [9, 7], [7, 7], 9)
+    """
+
+    def __init__(self, keys: np.ndarray, first_frame: np.ndarray) -> None:
+        self._keys, self._first = np.asarray(keys), first_frame
+        self.dtype = self._keys.dtype
+
+    def __len__(self) -> int:
+        return int(self._first[-1])
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            index = np.arange(*index.indices(len(self)))
+        frames = np.asarray(index)
+        frames = np.where(frames < 0, frames + len(self), frames)
+        return self._keys[self._first.searchsorted(frames, side="right") - 1]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        keys = np.repeat(self._keys, np.diff(self._first))
+        return keys if dtype is None else keys.astype(dtype)
+
+    def tolist(self) -> list[int]:
+        """Every frame's key (materialized: for small tables)."""
+        return np.asarray(self).tolist()
+
+
+@dataclass(frozen=True)
+class FrameTable(SequenceTable):
+    """A :class:`SequenceTable` of one-sample sequences without per-frame
+    arrays (``keys`` a :class:`FrameKeys`, ``lengths`` a broadcast 1).
+
+    Example:
+        >>> t = FrameTable.of(np.array([7, 9], np.uint64), np.array([0, 2, 3]), np.array([0, 3]))
+        >>> t.num_samples, t.chunk_samples().tolist(), t.lengths.tolist()
+        (3, [3], [1, 1, 1])
+    """
+
+    @classmethod
+    def of(cls, keys: np.ndarray, first_frame: np.ndarray, chunk_starts: np.ndarray) -> "FrameTable":
+        """Frames of utterances with ``keys`` starting at ``first_frame`` (+ total), chunked at
+        frame offsets ``chunk_starts``."""
+        n = int(first_frame[-1])
+        ones = np.broadcast_to(np.ones(1, np.int32), (n,))
+        return cls(FrameKeys(keys, first_frame), ones, chunk_starts)  # type: ignore[arg-type]
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.keys)
+
+    def chunk_samples(self) -> np.ndarray:
+        return self.chunk_sequences()
 
 
 class FrameView(Deserializer):
@@ -48,8 +112,7 @@ class FrameView(Deserializer):
         self._first_frame = np.zeros(table.num_sequences + 1, dtype=np.int64)
         np.cumsum(lengths, out=self._first_frame[1:])
         starts = self._first_frame[table.chunk_starts]
-        ones = np.ones(int(self._first_frame[-1]), dtype=lengths.dtype)
-        self._table = SequenceTable(np.repeat(table.keys, lengths), ones, starts)
+        self._table = FrameTable.of(table.keys, self._first_frame, starts)
         self._chunk_frames = table.chunk_samples()
 
     @property

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..errors import ConfigError
 from ..log import check_trace_level
 from .enumerator import MAX_EPOCH_SIZE
+from .frame_plan import FrameOrder
 from .order import BlockRandomOrder, FileOrder, Order
 
 INFINITELY_REPEAT = 2**64 - 1
@@ -91,6 +92,10 @@ class SourceOptions:
             >>> SourceOptions(randomize=False).order().describe()
             {'order': 'file'}
         """
+        order = self._sequence_order()
+        return FrameOrder(order) if self.frame_mode else order  # frame mode: windowed plans
+
+    def _sequence_order(self) -> Order:
         if not self.randomize:
             return FileOrder()
         if self.randomization_window_in_samples:

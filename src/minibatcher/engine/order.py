@@ -81,6 +81,14 @@ class SweepPlan:
         """
         return int(self.prefix.searchsorted(offset, side="left"))
 
+    def sample_at(self, position: int) -> int:
+        """Where the sequence at ``position`` starts in the sweep (``prefix[position]``)."""
+        return int(self.prefix[position])
+
+    def length_at(self, position: int) -> int:
+        """The budget length of the sequence at ``position``."""
+        return int(self.lengths[position])
+
 
 class Order(abc.ABC):
     """A pure ``(table, seed, sweep) -> SweepPlan`` function.

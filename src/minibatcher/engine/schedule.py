@@ -5,7 +5,9 @@ finished) plus the next few to start, and nothing else: memory is bounded by
 the randomization window plus the prefetch depth.
 
 Example:
-    >>> import numpy as np
+    >>> from typing import Any
+
+import numpy as np
     >>> from minibatcher.deserializer import SequenceTable
     >>> from minibatcher.engine.order import SweepPlan
     >>> t = SequenceTable(np.zeros(4, np.uint64), np.ones(4, np.int64), np.array([0, 2, 4]))
@@ -25,19 +27,25 @@ import numpy as np
 
 from .. import _native
 from ..deserializer import SequenceTable
+from .frame_plan import FramePlan
 from .order import SweepPlan
 
 
 class ChunkSchedule:
     """Chunks used by one worker in one sweep, sorted by first use."""
 
-    def __init__(self, table: SequenceTable, plan: SweepPlan,
-                 owner: tuple[np.ndarray | None, int, int, int]) -> None:
+    def __init__(self, table: SequenceTable, plan: SweepPlan | FramePlan,
+                 owner: tuple[Any, int, int, int]) -> None:
         """This worker's positions: an enumerator's ``owner(sweep)`` plus
         ``(num_workers, worker_rank)`` (one native pass over the plan)."""
-        starts = np.ascontiguousarray(table.chunk_starts, dtype=np.int64)
-        self.chunks, self.first, self.last = _native.engine_chunk_uses(
-            plan.sequences, *owner, starts)
+        if isinstance(plan, FramePlan):
+            source, base, workers, rank = owner
+            self.chunks, self.first, self.last = plan.chunk_uses(source is not None, base,
+                                                                 workers, rank)
+        else:
+            starts = np.ascontiguousarray(table.chunk_starts, dtype=np.int64)
+            self.chunks, self.first, self.last = _native.engine_chunk_uses(
+                plan.sequences, *owner, starts)
         # wanted() is constant between these positions (where a chunk starts or stops being used)
         self._breaks = np.unique(np.concatenate([self.first + 1, self.last + 1]))
         self._memo: tuple[int, int | None, int | None, list[int]] = (-1, None, None, [])

@@ -28,7 +28,7 @@ from .bptt import TruncatedBpttPacker
 from .chunk_cache import ChunkCache
 from .composite import CompositeDeserializer
 from .enumerator import MAX_EPOCH_SIZE, EpochConfig, make_enumerator
-from .frames import FrameView
+from .frames import FrameTable, FrameView
 from .gather import OutputArena
 from .minibatch import Minibatch
 from .options import (FULL_DATA_SWEEP, INFINITELY_REPEAT, SourceOptions, epoch_size_of)
@@ -180,7 +180,7 @@ class MinibatchSource:
         if self.options.frame_mode and self._deserializer.splits_into_frames:
             self._deserializer = FrameView(self._deserializer)  # every frame a sequence
         self._table = self._deserializer.table()
-        if self.options.frame_mode:
+        if self.options.frame_mode and not isinstance(self._table, FrameTable):
             _check_frames(self._table, self._deserializer.name)
         self._streams = StreamInfos(self._deserializer.streams)
         o = self.options
@@ -448,7 +448,7 @@ class MinibatchSource:
         """The first sequence start at or after sample ``position`` of the timeline."""
         sweep, offset = divmod(position, self.sweep_size)
         plan = self._enumerator.plan(sweep)
-        return sweep * self.sweep_size + int(plan.prefix[plan.position_of_sample(offset)])
+        return sweep * self.sweep_size + plan.sample_at(plan.position_of_sample(offset))
 
     def _check_shares(self) -> None:
         """Warns once per epoch and worker layout when this worker's share is empty or small."""

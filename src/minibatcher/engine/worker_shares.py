@@ -73,7 +73,10 @@ def warn_if_unbalanced(enumerator: Any, sweep: int, chunks: int, name: str) -> N
         return
     source_chunk, base = enumerator.owner(sweep)
     plan = enumerator.plan(sweep)
-    shares = shares_of(source_chunk, plan.lengths, base, config.num_workers)
+    if hasattr(plan, "shares"):  # a frame-mode plan: per chunk, no per-frame arrays
+        shares = plan.shares(source_chunk is not None, base, config.num_workers)
+    else:
+        shares = shares_of(source_chunk, plan.lengths, base, config.num_workers)
     message = imbalance_message(shares, config.worker_rank, sweep, chunks, name)
     if message is not None:
         logger.warning(message)

@@ -10,8 +10,8 @@ parse, index, chunking) + the sweep's plan + the first 256-frame minibatch
 plan's memory per frame (``FramePlan.nbytes`` plus the frame table's arrays:
 per chunk and per utterance, nothing per frame).
 
-    from _planning import planning_rows
-    rows = planning_rows(folder, sizes=(1_000, 1_000_000), window=4)
+    import _planning  # in a benchmark script whose children know the contender
+    _planning.print_planning(__file__, folder, sizes=(1_000, 1_000_000), window=4)
 """
 
 from __future__ import annotations
@@ -79,12 +79,13 @@ def prepare_planning(spec: dict[str, Any]) -> Callable[[], dict]:
     return work
 
 
-def planning_rows(script: str, folder: Path, sizes: tuple[int, ...], window: int) -> list[list]:
-    """One row per size: the run of ``script --child`` with the ``planning`` contender."""
+def planning_rows(script: str, folder: Path, sizes: tuple[int, ...], window: int,
+                  contender: str = "planning") -> list[list]:
+    """One row per size: the run of ``script --child`` with ``contender`` (prepare_planning)."""
     rows = []
     for n in sizes:
         scp = write_corpus(folder, n)
-        r = C.run_child(script, {"contender": "planning", "scp": str(scp), "window": window})
+        r = C.run_child(script, {"contender": contender, "scp": str(scp), "window": window})
         rss = r["peak_rss"] - r["baseline_rss"]
         per_frame = (r["plan_bytes"] + r["table_bytes"]) / r["frames"]
         corpus = n >= CORPUS_UTTERANCES
@@ -104,9 +105,10 @@ PLANNING_HEADERS = ["frame-mode corpus (SCP ranges into a 10 MB archive)",
                     "plan memory per frame", "target", "status"]
 
 
-def print_planning(script: str, folder: Path, sizes: tuple[int, ...], window: int) -> None:
+def print_planning(script: str, folder: Path, sizes: tuple[int, ...], window: int,
+                   contender: str = "planning") -> None:
     """Prints the planning table (sizes in utterances; window in chunks)."""
-    rows = planning_rows(script, folder, sizes, window)
+    rows = planning_rows(script, folder, sizes, window, contender)
     C.print_table(PLANNING_HEADERS, rows,
                   f"Frame-mode planning (block randomizer, window {window} chunks; plan memory = "
                   "windowed plan + frame table arrays, per frame of the sweep)")

@@ -10,6 +10,7 @@ side by side in the same run (the machine may be shared). Units: 1 MB = 10**6 by
 
     python benchmarks/engine.py              # ~1 GB + ~200 MB
     python benchmarks/engine.py --quick      # ~20 MB each, 4 MiB chunks, about a minute
+    python benchmarks/engine.py --corpus-planning 1000,1800000   # frame-mode planning only
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ import sys
 from typing import Any
 
 import _common as C
+import _planning
 from _engine_contenders import CONTENDERS, MB_SIZE
+
+CONTENDERS = {**CONTENDERS, "corpus_planning": _planning.prepare_planning}
 
 DIM = 784 + 10
 TARGETS = {"ratio": 0.7, "sparse": 10.0, "memory": 1_000_000, "pandas": 2.0, "planning": 0.1}
@@ -40,6 +44,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="chunk_size_in_bytes (default 32 MiB, quick 4 MiB)")
     p.add_argument("--no-memory-table", action="store_true",
                    help="skip the bounded-window peak RSS runs")
+    p.add_argument("--corpus-planning", default="", metavar="N,N,...",
+                   help="only the frame-mode planning rows of synthetic SCP corpora of N "
+                   "utterances (e.g. 1000,10000,100000,1000000,1800000: 10,000 hours)")
     args = C.finish_common(p.parse_args(argv), 1000)
     args.sparse_size_mb = args.sparse_size_mb or (20.0 if args.quick else 200.0)
     args.chunk_size = args.chunk_size or ((4 if args.quick else 32) << 20)
@@ -257,11 +264,24 @@ def report_memory(configs: dict, runs: dict, probe: dict, baseline: dict) -> Non
                   memory_rows(configs, runs, base, probe["index_bytes"]))
 
 
+def print_corpus_planning(args: argparse.Namespace) -> None:
+    """Only the frame-mode planning rows of a synthetic SCP corpus (benchmarks/_planning.py)."""
+    import tempfile
+    from pathlib import Path
+
+    sizes = tuple(int(n) for n in args.corpus_planning.split(","))
+    with tempfile.TemporaryDirectory(prefix="planning-", dir=args.data_dir) as folder:
+        _planning.print_planning(__file__, Path(folder), sizes, 4, "corpus_planning")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point (also the child entry point with --child)."""
     args = parse_args(argv)
     if args.child:
         C.child_main(json.loads(args.child), CONTENDERS)
+        return
+    if args.corpus_planning:
+        print_corpus_planning(args)
         return
     specs = make_specs(args)
     load = C.LoadMonitor()

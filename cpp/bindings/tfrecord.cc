@@ -285,6 +285,43 @@ nb::dict decode_sequence_records(nb::handle records, const std::vector<std::stri
   return decode_sequence_spans(spans_of(records, &keep), cnames, ckinds, snames, skinds);
 }
 
+// One Example, for parse_single_example's fast path: per feature None (absent),
+// a list of bytes, or an int64/float32 array; None for the whole result when the
+// record has an error (the caller then takes the general path for TF's message).
+nb::object decode_one(nb::bytes record, const std::vector<std::string>& names,
+                      const std::vector<int>& kinds) {
+  const auto specs = feature_specs(names, kinds);
+  const mb::tfrecord::RecordSpan span{reinterpret_cast<const uint8_t*>(record.c_str()),
+                                      record.size()};
+  mb::tfrecord::DecodeResult r;
+  {
+    nb::gil_scoped_release release;
+    r = mb::tfrecord::decode_examples(&span, 1, specs, true);
+  }
+  if (r.error != mb::tfrecord::DecodeError::kNone) return nb::none();
+  nb::list out;
+  for (size_t k = 0; k < specs.size(); ++k) {
+    auto& f = r.features[k];
+    if (f.counts[0] < 0) {
+      out.append(nb::none());
+    } else if (specs[k].kind == mb::tfrecord::Kind::kBytes) {
+      nb::list values;
+      int64_t start = 0;
+      for (int64_t end : f.byte_ends) {
+        values.append(nb::bytes(reinterpret_cast<const char*>(f.bytes.data()) + start,
+                                size_t(end - start)));
+        start = end;
+      }
+      out.append(values);
+    } else if (specs[k].kind == mb::tfrecord::Kind::kInt64) {
+      out.append(numpy(std::move(f.ints)));
+    } else {
+      out.append(numpy(std::move(f.floats)));
+    }
+  }
+  return out;
+}
+
 // bytes objects for values [lo, hi) of a bytes column (data, ends).
 nb::list split_bytes(Bytes data, Ends ends, int64_t lo, int64_t hi) {
   require(0 <= lo && lo <= hi && uint64_t(hi) <= ends.shape(0), "lo/hi lie outside ends");
@@ -325,4 +362,5 @@ void bind_tfrecord(nb::module_& m) {
   m.def("sequence_example_decode_records", &decode_sequence_records, "records"_a,
         "context_names"_a, "context_kinds"_a, "sequence_names"_a, "sequence_kinds"_a);
   m.def("split_bytes", &split_bytes, "data"_a, "ends"_a, "lo"_a, "hi"_a);
+  m.def("example_decode_one", &decode_one, "record"_a, "names"_a, "kinds"_a);
 }

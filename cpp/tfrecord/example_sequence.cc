@@ -128,8 +128,10 @@ Bad emit_lists(const ListsParser& lists, const std::vector<FeatureSpec>& specs, 
     for (size_t t = 0; t < l.steps.size(); ++t) {
       wire::FeatureState st;
       int64_t count = 0;
-      wire::Emit e = wire::parse_feature(l.steps[t], &st) ? wire::Emit::kOk : wire::Emit::kMalformed;
-      if (e == wire::Emit::kOk) e = wire::emit_feature(st, specs[k].kind, true, &out[k], &count);
+      if (!wire::parse_feature(l.steps[t], &st)) {
+        return {DecodeError::kMalformed, int64_t(offset + k), int64_t(t), Kind::kNone};
+      }
+      const wire::Emit e = wire::emit_feature(st, specs[k].kind, true, &out[k], &count);
       if (e != wire::Emit::kOk) {
         return {e == wire::Emit::kMalformed ? DecodeError::kMalformed : DecodeError::kKindMismatch,
                 int64_t(offset + k), int64_t(t), st.kind};

@@ -54,6 +54,14 @@ class SparseTensor:
                              f"{list(vals.shape)}")
         self.indices, self.values, self.dense_shape = idx, vals, shape
 
+    @classmethod
+    def _trusted(cls, indices: np.ndarray, values: np.ndarray,
+                 dense_shape: np.ndarray) -> "SparseTensor":
+        """A SparseTensor from parts already checked (parsers; no conversion)."""
+        sp = object.__new__(cls)
+        sp.indices, sp.values, sp.dense_shape = indices, values, dense_shape
+        return sp
+
     @property
     def dtype(self) -> DType:
         """The dtype of the values."""

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidArgumentError
+from ..sparse_tensor import SparseTensor
 from .columns import DenseColumn, SequenceColumn, SparseColumn
 from .convert import check_dims, check_dtype, dense_default, padding_default
 from .features import FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, type_name
@@ -46,6 +47,15 @@ def _size(shape: tuple[int, ...]) -> int:
 
 def _dtype_of(raw_kind_name: str) -> Any:
     return {"string": object, "float32": np.float32, "int64": np.int64}[raw_kind_name]
+
+
+FAIL = object()  # a single-record fast path gives up: the general path finds TF's error
+
+
+def _strings(values: list[bytes]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 class FixedHandler:
@@ -83,6 +93,18 @@ class FixedHandler:
                            where.missing(self.key, type_name(self.feature.dtype), missing))
         return None
 
+    def single(self, v: Any) -> Any:
+        """One record's value from its native list (None: absent), or FAIL."""
+        if v is None:
+            if self.default is None:
+                return FAIL
+            return self.default[()] if not self.shape else self.default.copy()
+        if len(v) != self.size:
+            return FAIL
+        if not self.shape:
+            return v[0]
+        return (_strings(v) if isinstance(v, list) else v).reshape(self.shape)
+
     def column(self, raws: dict[str, Raw], n: int) -> DenseColumn:
         raw = raws[self.key]
         counts = raw.counts[:n]
@@ -108,6 +130,14 @@ class VarLenHandler:
 
     def problem(self, raws: dict[str, Raw], n: int, where: Where) -> Problem | None:
         return None
+
+    def single(self, v: Any) -> Any:
+        """One record's SparseTensor from its native list (None: absent)."""
+        values = _strings(v or []) if self.requests[0][1] == 1 else \
+            (v if v is not None else np.zeros(0, _dtype_of(self.feature.dtype.name)))
+        n = len(values)
+        return SparseTensor._trusted(np.arange(n, dtype=np.int64).reshape(n, 1), values,
+                                     np.array([n], np.int64))
 
     def column(self, raws: dict[str, Raw], n: int) -> SparseColumn:
         raw = raws[self.key]
@@ -150,6 +180,14 @@ class SequenceHandler:
         return Problem(bad, 0, self.key, where.stride(self.key, word, int(counts[bad]),
                                                       self.shape, bad))
 
+    def single(self, v: Any) -> Any:
+        """One record's ``[n, *shape]`` from its native list (None: absent), or FAIL."""
+        if v is None:
+            return np.zeros((0, *self.shape), _dtype_of(self.feature.dtype.name))
+        if len(v) % self.stride:
+            return FAIL
+        return (_strings(v) if isinstance(v, list) else v).reshape((-1, *self.shape))
+
     def column(self, raws: dict[str, Raw], n: int) -> SequenceColumn:
         raw = raws[self.key]
         splits = raw.splits[:n + 1]
@@ -157,4 +195,4 @@ class SequenceHandler:
         return SequenceColumn(values, splits // self.stride, self.default)
 
 
-__all__ = ["FixedHandler", "Problem", "SequenceHandler", "VarLenHandler"]
+__all__ = ["FAIL", "FixedHandler", "Problem", "SequenceHandler", "VarLenHandler"]

@@ -100,6 +100,9 @@ def parse_single_example(serialized: Any, features: Mapping[str, Any],
     if isinstance(serialized, RecordBlock):
         return plan.run(serialized, len(serialized), Where(True, None), serialized.record)
     record = _one(serialized)
+    fast = plan.single(record)
+    if fast is not None:
+        return fast
     try:
         cols = plan.run([record], 1, Where(True, None), lambda i: record)
     except BlockParseError as e:

@@ -24,7 +24,7 @@ from .columns import Column, RecordBlock
 from .diagnose import diagnose
 from .features import (FEATURE_TYPES, FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
                        UniformRowLength, VarLenFeature)
-from .handlers import FixedHandler, Problem, SequenceHandler, VarLenHandler
+from .handlers import FAIL, FixedHandler, Problem, SequenceHandler, VarLenHandler
 from .messages import Where
 from .ragged_parse import RaggedHandler
 from .raw import KIND_WORD, Raw
@@ -133,6 +133,21 @@ class ExamplePlan:
             data, ends = records.data_and_ends()
             return _native.example_decode(data, ends, self.names, self.kinds, True)
         return _native.example_decode_records(records, self.names, self.kinds, True)
+
+    def single(self, record: bytes) -> dict[str, Any] | None:
+        """One record's values by the fast path, or None (an error somewhere: the caller
+        takes :meth:`run`, which finds TF's message)."""
+        lists = _native.example_decode_one(record, self.names, self.kinds)
+        if lists is None:
+            return None
+        by_key = dict(zip(self.names, lists))
+        out = {}
+        for h in self.handlers:
+            value = h.single(by_key[h.key])
+            if value is FAIL:
+                return None
+            out[h.out_key] = value
+        return out
 
     def run(self, records: Any, n: int, where: Where,
             record_bytes: Callable[[int], bytes]) -> dict[str, Column]:

@@ -27,7 +27,7 @@ from .columns import RaggedColumn
 from .convert import check_dtype
 from .features import (RaggedFeature, RowLengths, RowLimits, RowSplits, RowStarts,
                        UniformRowLength, ValueRowIds)
-from .handlers import Problem
+from .handlers import FAIL, Problem
 from .messages import Where
 from .raw import INT64, KIND_OF, Raw
 
@@ -114,6 +114,19 @@ class RaggedHandler:
                            f"form a valid RaggedTensor (RaggedFeature {self.out_key!r}): {e}")
                 return out, Problem(i, 0, self.key, message)
         return out, None
+
+    def single(self, v: Any) -> Any:
+        """One record's 1-D values (no partitions), or FAIL (partitions: the general path)."""
+        if self.feature.partitions:
+            return FAIL
+        if v is None:
+            return np.zeros(0, object if self.requests[0][1] == 1 else
+                            np.dtype(self.feature.dtype.as_numpy_dtype))
+        if isinstance(v, list):
+            out = np.empty(len(v), dtype=object)
+            out[:] = v
+            return out
+        return v
 
     def problem(self, raws: dict[str, Raw], n: int, where: Where) -> Problem | None:
         if not self.feature.partitions:

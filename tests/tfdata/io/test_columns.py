@@ -118,3 +118,21 @@ def test_empty_block() -> None:
     assert batch["label"].shape == (0,) and batch["w"].shape == (0, 2)
     assert batch["tags"].dense_shape.tolist() == [0, 0] and batch["seq"].shape == (0, 0, 2)
     assert batch["r"].nrows() == 0 and batch["r"].ragged_rank == 2
+
+
+def test_decode_raw_of_a_string_column_reads_the_native_buffer() -> None:
+    rng = np.random.default_rng(1)
+    images = [rng.integers(0, 256, 12, dtype=np.uint8).tobytes() for _ in range(5)]
+    records = [encode_example({"img": [im], "label": [i]}) for i, im in enumerate(images)]
+    spec = {"img": io.FixedLenFeature([], tfdata.string), "label": io.FixedLenFeature([], "int64")}
+    cols = io.parse_example_columns(*_block(records), spec)
+    assert cols["img"].strings() is not None  # no bytes objects made for the block
+    decoded = io.decode_raw(cols["img"], tfdata.int16, little_endian=False)
+    assert decoded.values.shape == (5, 6)  # Rows: values[i] is element i's
+    assert decoded.values.base is not None  # a view of the native buffer, not a join
+    for i, rec in enumerate(records):
+        one = io.decode_raw(io.parse_single_example(rec, spec)["img"], tfdata.int16,
+                            little_endian=False)
+        assert np.array_equal(decoded.values[i], one) and decoded.values[i].dtype == one.dtype
+    padded = io.decode_raw(cols["img"], tfdata.uint8, fixed_length=16)  # the general path
+    assert padded.values.shape == (5, 16) and padded.values[2][:12].tobytes() == images[2]

@@ -20,28 +20,71 @@ from typing import Any
 
 import numpy as np
 
+from ... import _native
 from ..ragged_tensor import RaggedTensor, _slice
 from ..sparse_tensor import SparseTensor
+
+
+def object_array(items: list[Any]) -> np.ndarray:
+    """A 1-D object array holding ``items`` (bytes stay bytes).
+
+    Example:
+        >>> object_array([b"a", b"bc"]).tolist()
+        [b'a', b'bc']
+    """
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
 
 
 def _scalar(value: Any) -> Any:
     return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
 
 
-@dataclasses.dataclass(frozen=True)
 class DenseColumn:
     """A ``FixedLenFeature``: ``values`` stacked to ``[N, *shape]`` (object of bytes for strings).
+
+    A string column can be built from the native buffer (``data``: the values back to back,
+    ``ends``: where each ends) without a Python object per value: ``values`` is then made
+    on first use, and ``strings()`` gives the buffer (``decode_raw`` reads it directly).
 
     Example:
         >>> col = DenseColumn(np.array([[1, 2], [3, 4]]))
         >>> col.row(1).tolist(), col.batch(0, 1).tolist(), DenseColumn(np.array([7])).row(0)
         ([3, 4], [[1, 2]], np.int64(7))
+        >>> s = DenseColumn(data=np.frombuffer(b"abcd", np.uint8), ends=np.array([1, 4]), shape=(2,))
+        >>> s.row(1), s.values.tolist()
+        (b'bcd', [b'a', b'bcd'])
     """
 
-    values: np.ndarray
+    __slots__ = ("_values", "_data", "_ends", "_shape")
+
+    def __init__(self, values: np.ndarray | None = None, *, data: np.ndarray | None = None,
+                 ends: np.ndarray | None = None, shape: tuple[int, ...] | None = None) -> None:
+        if values is None and (data is None or ends is None or shape is None):
+            raise ValueError("a DenseColumn needs values, or data, ends and shape")
+        self._values, self._data, self._ends = values, data, ends
+        self._shape = tuple(values.shape) if values is not None else tuple(shape or ())
+
+    @property
+    def values(self) -> np.ndarray:
+        """The stacked values ``[N, *shape]``."""
+        if self._values is None:
+            items = _native.split_bytes(self._data, self._ends, 0, len(self._ends))
+            self._values = object_array(items).reshape(self._shape)
+        return self._values
+
+    def strings(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(data, ends)`` of a string column built from the native buffer, else None."""
+        return None if self._data is None else (self._data, self._ends)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """``(N, *shape)``."""
+        return self._shape
 
     def __len__(self) -> int:
-        return len(self.values)
+        return self._shape[0]
 
     def row(self, i: int) -> Any:
         """Record i's value (a NumPy scalar, or ``bytes``, for shape ``[]``)."""
@@ -50,6 +93,9 @@ class DenseColumn:
     def batch(self, lo: int = 0, hi: int | None = None) -> np.ndarray:
         """Records ``lo..hi-1`` stacked."""
         return self.values[lo:hi]
+
+    def __repr__(self) -> str:
+        return f"DenseColumn(shape={self._shape})"
 
 
 @dataclasses.dataclass(frozen=True)

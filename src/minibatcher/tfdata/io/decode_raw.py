@@ -4,7 +4,9 @@ The output has one more dimension than the input: element ``x`` of ``input_bytes
 ``len(x) / itemsize`` numbers (every string must have the same length, a multiple of the
 item size), or ``fixed_length / itemsize`` numbers with ``fixed_length`` (shorter strings
 are zero-padded, longer ones cut). A batch of equal-length strings is decoded with one join
-and one ``np.frombuffer``.
+and one ``np.frombuffer``. Under block execution a block's strings (``Rows``, or a parsed
+:class:`DenseColumn`) give ``Rows`` of the decoded values; a DenseColumn still in the native
+buffer is decoded straight from it, without a Python object per value.
 
 Example:
     >>> decode_raw(b"\\x01\\x00\\x02\\x00", "int16").tolist()
@@ -21,6 +23,7 @@ import numpy as np
 
 from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError, NotFoundError
+from .columns import DenseColumn
 
 _TYPES = ("float16", "float32", "float64", "int32", "uint16", "uint8", "int16", "int8", "int64",
           "complex64", "complex128", "bool")
@@ -80,8 +83,24 @@ def _is_block(value: Any) -> bool:
     return type(value).__name__ in ("Rows", "DenseColumn")
 
 
+def _from_buffer(data: np.ndarray, ends: np.ndarray, shape: tuple[int, ...], dtype: np.dtype,
+                 little_endian: bool, fixed_length: int | None) -> np.ndarray | None:
+    """A string column's values decoded straight from the native buffer (equal lengths)."""
+    n = len(ends)
+    width = int(ends[0]) if n else 0
+    if not n or (fixed_length is not None and fixed_length != width) or \
+            int(ends[-1]) != n * width or width % dtype.itemsize or \
+            not np.array_equal(np.diff(ends), np.full(n - 1, width)):
+        return None
+    raw = data[:n * width].reshape(n, width)
+    if dtype == np.bool_:
+        return (raw != 0).reshape(*shape, width)
+    values = raw.view(dtype.newbyteorder("<" if little_endian else ">")).astype(dtype, copy=False)
+    return values.reshape(*shape, width // dtype.itemsize)
+
+
 def decode_raw(input_bytes: Any, out_type: Any, little_endian: bool = True,
-               fixed_length: int | None = None, name: str | None = None) -> np.ndarray:
+               fixed_length: int | None = None, name: str | None = None) -> Any:
     """``tf.io.decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None)``.
 
     Example:
@@ -92,12 +111,16 @@ def decode_raw(input_bytes: Any, out_type: Any, little_endian: bool = True,
         ...
         minibatcher.tfdata.errors.InvalidArgumentError: DecodeRaw requires input strings to all be the same size, but element 1 has size 1 != 2
     """
-    rows = getattr(input_bytes, "values", None) if _is_block(input_bytes) else None
-    if rows is not None:  # a block's strings (block execution): row i is decode_raw(string i)
+    dtype = _out_type(out_type, fixed_length)
+    if _is_block(input_bytes):  # a block's strings (block execution): row i is decode_raw(string i)
         from ..rows import Rows
 
-        return Rows(decode_raw(rows, out_type, little_endian, fixed_length))  # type: ignore
-    dtype = _out_type(out_type, fixed_length)
+        buffer = input_bytes.strings() if isinstance(input_bytes, DenseColumn) else None
+        out = None if buffer is None else _from_buffer(*buffer, input_bytes.shape, dtype,
+                                                       little_endian, fixed_length)
+        if out is None:  # strings of different lengths, or not from the native buffer
+            out = decode_raw(input_bytes.values, out_type, little_endian, fixed_length)
+        return Rows(out)  # type: ignore[return-value]
     flat, shape = _strings(input_bytes)
     if fixed_length is not None:
         data, width = _padded(flat, int(fixed_length), dtype.itemsize), int(fixed_length)

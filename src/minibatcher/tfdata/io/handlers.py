@@ -108,8 +108,12 @@ class FixedHandler:
     def column(self, raws: dict[str, Raw], n: int) -> DenseColumn:
         raw = raws[self.key]
         counts = raw.counts[:n]
+        complete = self.default is None or bool(np.all(counts >= 0))
+        if complete and raw.byte_ends is not None:  # strings stay in the native buffer
+            return DenseColumn(data=raw.values, ends=raw.byte_ends[:int(raw.splits[n])],
+                               shape=(n, *self.shape))
         values = raw.typed_values()[:int(raw.splits[n])]
-        if self.default is None or bool(np.all(counts >= 0)):
+        if complete:
             return DenseColumn(values.reshape((n, *self.shape)))
         out = np.empty((n, self.size), dtype=_dtype_of(self.feature.dtype.name))
         present = counts >= 0

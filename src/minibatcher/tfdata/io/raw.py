@@ -15,22 +15,11 @@ from typing import Any
 import numpy as np
 
 from ... import _native
+from .columns import object_array
 
 BYTES, FLOAT, INT64 = 1, 2, 3
 KIND_OF = {"string": BYTES, "float32": FLOAT, "int64": INT64}
 KIND_WORD = {BYTES: "string", FLOAT: "float", INT64: "int64"}
-
-
-def object_array(items: list[Any]) -> np.ndarray:
-    """A 1-D object array holding ``items`` (bytes stay bytes).
-
-    Example:
-        >>> object_array([b"a", b"bc"]).tolist()
-        [b'a', b'bc']
-    """
-    out = np.empty(len(items), dtype=object)
-    out[:] = items
-    return out
 
 
 class Raw:
@@ -78,4 +67,4 @@ class Raw:
         return out
 
 
-__all__ = ["BYTES", "FLOAT", "INT64", "KIND_OF", "KIND_WORD", "Raw", "object_array"]
+__all__ = ["BYTES", "FLOAT", "INT64", "KIND_OF", "KIND_WORD", "Raw"]

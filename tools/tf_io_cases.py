@@ -40,6 +40,12 @@ def _ragged(dtype: str = "int64", value_key: str | None = None, partitions: Any 
             "splits": splits, "validate": validate}
 
 
+def _sparse(index_key: Any, value_key: str, size: Any, dtype: str = "float32",
+            already_sorted: bool = False) -> dict[str, Any]:
+    return {"t": "sparse_feature", "index_key": index_key, "value_key": value_key,
+            "dtype": dtype, "size": size, "already_sorted": already_sorted}
+
+
 def _both(name: str, records: list[Any], spec: dict[str, Any], **kw: Any) -> list[dict[str, Any]]:
     """The case in both modes (single uses the first record)."""
     return [dict(name=f"{name} single", mode="single", records=records[:1], spec=spec, **kw),
@@ -167,9 +173,37 @@ def _malformed_cases() -> list[dict[str, Any]]:
     return c
 
 
+def _sparse_feature_cases() -> list[dict[str, Any]]:
+    e1 = {"ix": ["i", [3, 1]], "v": ["f", [0.5, 1.5]]}
+    e2 = {"ix": ["i", [0]], "v": ["f", [2.5]]}
+    two = {"a": ["i", [1, 0, 1]], "b": ["i", [2, 2, 0]], "v": ["f", [1, 2, 3]]}
+    c: list[dict[str, Any]] = []
+    c += _both("sparse feature", [e1, e2, {}], {"s": _sparse("ix", "v", 5)})
+    c += _both("sparse feature sorted", [e1, e2], {"s": _sparse("ix", "v", 5, already_sorted=True)})
+    c += _both("sparse feature 2-D", [two, e2], {"s": _sparse(["a", "b"], "v", [3, 4])})
+    c += _both("sparse feature strings", [{"ix": ["i", [2, 0]], "w": ["b", ["p", "q"]]}],
+               {"s": _sparse(["ix"], "w", [3], "string")})
+    c += _both("sparse feature lengths differ", [{"ix": ["i", [1, 2]], "v": ["f", [1]]}],
+               {"s": _sparse("ix", "v", 5)})
+    c += _both("sparse feature values only", [{"v": ["f", [1]]}], {"s": _sparse("ix", "v", 5)})
+    c += _both("sparse feature out of range", [{"ix": ["i", [7, -1]], "v": ["f", [1, 2]]}],
+               {"s": _sparse("ix", "v", 5)})
+    c += _both("sparse feature duplicate index", [{"ix": ["i", [1, 1]], "v": ["f", [1, 2]]}],
+               {"s": _sparse("ix", "v", 5)})
+    c += _both("sparse feature size None", [e1], {"s": _sparse("ix", "v", None)})
+    c += _both("sparse feature size mismatch", [e1], {"s": _sparse(["ix"], "v", [5, 6])})
+    c += _both("sparse feature index kind", [{"ix": ["f", [1]], "v": ["f", [1]]}],
+               {"s": _sparse("ix", "v", 5)})
+    c += _both("sparse feature and varlen", [e1], {"s": _sparse("ix", "v", 5), "v": _var("float32")})
+    c += _both("sparse feature and fixed", [e1], {"s": _sparse("ix", "v", 5),
+                                                  "v": _fixed([2], "float32")})
+    return c
+
+
 def example_cases() -> list[dict[str, Any]]:
     """The hand-written parse_single_example / parse_example cases."""
-    return _dense_cases() + _var_seq_cases() + _ragged_cases() + _malformed_cases()
+    return (_dense_cases() + _var_seq_cases() + _ragged_cases() + _malformed_cases()
+            + _sparse_feature_cases())
 
 
 def _random_feature(rng: random.Random) -> list[Any]:

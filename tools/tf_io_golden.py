@@ -76,6 +76,9 @@ def spec_of(desc: dict[str, Any]) -> Any:
         return tf.io.FixedLenFeature(desc["shape"], dtype, default_value=default)
     if t == "var":
         return tf.io.VarLenFeature(dtype)
+    if t == "sparse_feature":
+        return tf.io.SparseFeature(desc["index_key"], desc["value_key"], dtype, desc["size"],
+                                   desc["already_sorted"])
     if t == "seq":
         return tf.io.FixedLenSequenceFeature(desc["shape"], dtype,
                                              allow_missing=desc.get("allow_missing", False),

@@ -31,6 +31,9 @@ def spec_of(d: dict[str, Any]) -> Any:
         return io.FixedLenFeature(d["shape"], dtype, default_value=default)
     if t == "var":
         return io.VarLenFeature(dtype)
+    if t == "sparse_feature":
+        return io.SparseFeature(d["index_key"], d["value_key"], dtype, d["size"],
+                                d["already_sorted"])
     if t == "seq":
         return io.FixedLenSequenceFeature(d["shape"], dtype, d.get("allow_missing", False), default)
     parts = [_PARTITIONS[p[0]](p[1]) for p in d.get("partitions", [])]

@@ -136,3 +136,18 @@ def test_decode_raw_of_a_string_column_reads_the_native_buffer() -> None:
         assert np.array_equal(decoded.values[i], one) and decoded.values[i].dtype == one.dtype
     padded = io.decode_raw(cols["img"], tfdata.uint8, fixed_length=16)  # the general path
     assert padded.values.shape == (5, 16) and padded.values[2][:12].tobytes() == images[2]
+
+
+def test_sparse_feature_lists_that_differ_in_a_record_are_refused() -> None:
+    # TF compares only the batch's totals (equal here) and misplaces values; we name the record
+    spec = {"s": io.SparseFeature("ix", "v", "float32", 5)}
+    records = [encode_example({"ix": [1, 2], "v": np.array([1], np.float32)}),
+               encode_example({"ix": [3], "v": np.array([1, 2], np.float32)})]
+    with pytest.raises(tfdata.errors.InvalidArgumentError,
+                       match="^Dimensions 2 and 1 are not compatible$"):
+        io.parse_example(records, spec)
+    ok = encode_example({"ix": [4, 0], "v": np.array([1, 2], np.float32)})
+    cols = io.parse_example_columns(*_block([ok, ok]), spec)
+    assert cols["s"].row(1) == io.parse_single_example(ok, spec)["s"]
+    assert cols["s"].batch() == io.parse_example([ok, ok], spec)["s"]
+    assert cols["s"].row(0).indices.tolist() == [[0], [4]]

@@ -23,7 +23,7 @@ from .columns import (DenseColumn, RaggedColumn, RecordBlock, SequenceColumn,
                       SequenceSparseColumn, SparseColumn)
 from .decode_raw import decode_raw
 from .features import (FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
-                       VarLenFeature)
+                       SparseFeature, VarLenFeature)
 from .image import decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png
 from .parse import parse_example, parse_example_columns, parse_single_example
 from .plan import BlockParseError
@@ -36,7 +36,7 @@ globals().update(STAND_INS)  # tf.io names that raise NotSupportedError when cal
 __all__ = [
     "BlockParseError", "DenseColumn", "FixedLenFeature", "FixedLenSequenceFeature",
     "NOT_PROVIDED", "RaggedColumn", "RaggedFeature", "RecordBlock", "SequenceColumn",
-    "SequenceSparseColumn", "SparseColumn", "TFRecordOptions", "TFRecordWriter",
+    "SequenceSparseColumn", "SparseColumn", "SparseFeature", "TFRecordOptions", "TFRecordWriter",
     "VarLenFeature", "decode_bmp", "decode_gif", "decode_image", "decode_jpeg", "decode_png",
     "decode_raw", "gfile", "parse_example", "parse_example_columns", "parse_sequence_example",
     "parse_single_example", "parse_single_sequence_example", *STAND_INS,

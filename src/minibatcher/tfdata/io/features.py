@@ -234,8 +234,36 @@ class RaggedFeature:
                 f"validate={self.validate!r})")
 
 
-Feature = Union[FixedLenFeature, VarLenFeature, FixedLenSequenceFeature, RaggedFeature]
-FEATURE_TYPES = (FixedLenFeature, VarLenFeature, FixedLenSequenceFeature, RaggedFeature)
+@dataclasses.dataclass(frozen=True, repr=False, eq=False)
+class SparseFeature:
+    """``tf.io.SparseFeature(index_key, value_key, dtype, size, already_sorted=False)``: a
+    SparseTensor of dense shape ``size`` whose indices are the int64 values of ``index_key``
+    (one key per dimension: a str or a list) and whose values are those of ``value_key``.
+
+    Example:
+        >>> SparseFeature(["row", "col"], "val", "float32", [3, 4])
+        SparseFeature(index_key=['row', 'col'], value_key='val', dtype=tf.float32, size=[3, 4], already_sorted=False)
+    """
+
+    index_key: Any
+    value_key: str
+    dtype: Any
+    size: Any
+    already_sorted: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dtype", as_dtype(self.dtype))
+
+    def __repr__(self) -> str:
+        return (f"SparseFeature(index_key={self.index_key!r}, value_key={self.value_key!r}, "
+                f"dtype={self.dtype!r}, size={self.size!r}, "
+                f"already_sorted={self.already_sorted!r})")
+
+
+Feature = Union[FixedLenFeature, VarLenFeature, FixedLenSequenceFeature, RaggedFeature,
+                SparseFeature]
+FEATURE_TYPES = (FixedLenFeature, VarLenFeature, FixedLenSequenceFeature, RaggedFeature,
+                 SparseFeature)
 
 
 def type_name(dtype: DType) -> str:
@@ -250,4 +278,5 @@ def type_name(dtype: DType) -> str:
 
 __all__ = ["FEATURE_TYPES", "Feature", "FixedLenFeature", "FixedLenSequenceFeature",
            "Partition", "RaggedFeature", "RowLengths", "RowLimits", "RowSplits", "RowStarts",
+           "SparseFeature",
            "UniformRowLength", "ValueRowIds", "VarLenFeature", "type_name"]

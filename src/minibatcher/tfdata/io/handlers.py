@@ -93,8 +93,9 @@ class FixedHandler:
                            where.missing(self.key, type_name(self.feature.dtype), missing))
         return None
 
-    def single(self, v: Any) -> Any:
-        """One record's value from its native list (None: absent), or FAIL."""
+    def single(self, by_key: dict[str, Any]) -> Any:
+        """One record's value from its native lists (None: absent), or FAIL."""
+        v = by_key[self.key]
         if v is None:
             if self.default is None:
                 return FAIL
@@ -135,8 +136,9 @@ class VarLenHandler:
     def problem(self, raws: dict[str, Raw], n: int, where: Where) -> Problem | None:
         return None
 
-    def single(self, v: Any) -> Any:
+    def single(self, by_key: dict[str, Any]) -> Any:
         """One record's SparseTensor from its native list (None: absent)."""
+        v = by_key[self.key]
         values = _strings(v or []) if self.requests[0][1] == 1 else \
             (v if v is not None else np.zeros(0, _dtype_of(self.feature.dtype.name)))
         n = len(values)
@@ -184,8 +186,9 @@ class SequenceHandler:
         return Problem(bad, 0, self.key, where.stride(self.key, word, int(counts[bad]),
                                                       self.shape, bad))
 
-    def single(self, v: Any) -> Any:
+    def single(self, by_key: dict[str, Any]) -> Any:
         """One record's ``[n, *shape]`` from its native list (None: absent), or FAIL."""
+        v = by_key[self.key]
         if v is None:
             return np.zeros((0, *self.shape), _dtype_of(self.feature.dtype.name))
         if len(v) % self.stride:

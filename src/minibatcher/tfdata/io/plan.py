@@ -23,10 +23,11 @@ from ..errors import InvalidArgumentError
 from .columns import Column, RecordBlock
 from .diagnose import diagnose
 from .features import (FEATURE_TYPES, FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
-                       UniformRowLength, VarLenFeature)
+                       SparseFeature, UniformRowLength, VarLenFeature)
 from .handlers import FAIL, FixedHandler, Problem, SequenceHandler, VarLenHandler
 from .messages import Where
 from .ragged_parse import RaggedHandler
+from .sparse_feature import SparseFeatureHandler
 from .raw import KIND_WORD, Raw
 
 
@@ -64,8 +65,19 @@ def check_features(features: Any) -> None:
             raise ValueError(f"Unsupported {type(f).__name__} {f} for key '{key}'")
 
 
+def _sparse_keys(features: Mapping[str, Any]) -> list[str]:
+    keys: list[str] = []
+    for k, f in features.items():
+        if isinstance(f, VarLenFeature):
+            keys.append(k)
+        elif isinstance(f, SparseFeature):
+            index = [f.index_key] if isinstance(f.index_key, str) else list(f.index_key)
+            keys.extend([*index, f.value_key])
+    return list(dict.fromkeys(keys))
+
+
 def _intersections(features: Mapping[str, Any]) -> None:
-    sparse = [k for k, f in features.items() if isinstance(f, VarLenFeature)]
+    sparse = _sparse_keys(features)
     dense = [k for k, f in features.items()
              if isinstance(f, (FixedLenFeature, FixedLenSequenceFeature))]
     ragged: list[str] = []
@@ -76,7 +88,8 @@ def _intersections(features: Mapping[str, Any]) -> None:
                 if rk not in ragged:
                     ragged.append(rk)
     for (a, ak), (b, bk) in [(("Ragged", ragged), ("sparse", sparse)),
-                             (("Dense", dense), ("ragged", ragged))]:
+                             (("Dense", dense), ("ragged", ragged)),
+                             (("Dense", dense), ("sparse", sparse))]:
         both = set(ak) & set(bk)
         if both:
             raise ValueError(f"{a} and {b} keys must not intersect; {a.lower()}_keys: {ak}, "
@@ -89,7 +102,7 @@ class ExamplePlan:
     def __init__(self, features: Mapping[str, Any]) -> None:
         check_features(features)
         _intersections(features)
-        order = ([k for k, f in features.items() if isinstance(f, VarLenFeature)]
+        order = ([k for k, f in features.items() if isinstance(f, (VarLenFeature, SparseFeature))]
                  + [k for k, f in features.items()
                     if isinstance(f, (FixedLenFeature, FixedLenSequenceFeature))]
                  + [k for k, f in features.items() if isinstance(f, RaggedFeature)])
@@ -112,6 +125,8 @@ class ExamplePlan:
             return VarLenHandler(key, f)
         if isinstance(f, FixedLenSequenceFeature):
             return SequenceHandler(key, f, dense_index)
+        if isinstance(f, SparseFeature):
+            return SparseFeatureHandler(key, f)
         return RaggedHandler(key, f)
 
     def _request(self, key: str, kind: int, style: str) -> None:
@@ -143,7 +158,7 @@ class ExamplePlan:
         by_key = dict(zip(self.names, lists))
         out = {}
         for h in self.handlers:
-            value = h.single(by_key[h.key])
+            value = h.single(by_key)
             if value is FAIL:
                 return None
             out[h.out_key] = value

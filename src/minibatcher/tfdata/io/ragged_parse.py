@@ -115,10 +115,11 @@ class RaggedHandler:
                 return out, Problem(i, 0, self.key, message)
         return out, None
 
-    def single(self, v: Any) -> Any:
+    def single(self, by_key: dict[str, Any]) -> Any:
         """One record's 1-D values (no partitions), or FAIL (partitions: the general path)."""
         if self.feature.partitions:
             return FAIL
+        v = by_key[self.key]
         if v is None:
             return np.zeros(0, object if self.requests[0][1] == 1 else
                             np.dtype(self.feature.dtype.as_numpy_dtype))

@@ -18,8 +18,6 @@ from ...errors import NotSupportedError
 _PROTO = "TensorFlow's TensorProto format has no use without TensorFlow"
 _SPARSE = "sparse tensors are serialized as TensorProtos"
 NOT_PROVIDED: dict[str, str] = {
-    "SparseFeature": "parse the index and value keys with VarLenFeature and build a "
-                     "tfdata.SparseTensor from them",
     "decode_and_crop_jpeg": "decode_jpeg, then crop the array",
     "decode_base64": "use base64.urlsafe_b64decode",
     "encode_base64": "use base64.urlsafe_b64encode",

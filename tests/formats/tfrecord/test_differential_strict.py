@@ -88,3 +88,14 @@ def test_sequence_decoding_agrees(blobs: list[bytes], ckinds: list[int],
     _same(a, b, RESULT)
     _same_columns(a, b)
     _same(_native.sequence_example_decode_records([bytes(r) for r in blobs], *args), a, RESULT)
+
+
+def test_strict_kind_mismatch_comes_before_reading_the_list() -> None:
+    # found by hypothesis: an int64 list with a truncated varint where bytes are wanted; the
+    # native decoder reports the kind (it never reads the list), the reference said malformed
+    blob = (b"\n\x19\n\x17\n\x01a\x12\x12\x1a\x10\n\x0e" + b"\xff" * 9 + b"\x01"
+            + b"\x80\x80\x80\x80")
+    data, ends = _flat([blob])
+    for decode in (_native.example_decode, example_reference.decode):
+        out = decode(data, ends, ["a", "b", "c"], [1, 1, 1], True)
+        assert (out["error"], out["error_feature"], out["error_kind"]) == (2, 0, 3), decode

@@ -48,19 +48,18 @@ def _finish(cols: list[dict[str, list]], kinds: Sequence[int]) -> list[dict[str,
     return out
 
 
-def _values(rec: bytes, kind: int, spans: list, want: int, strict: bool, k: int,
+def _values(rec: bytes, kind: int, spans: list, want: int, k: int,
             absent: int) -> tuple[int, list]:
-    """(count, values) of one merged Feature of kind ``kind`` for a wanted kind ``want``."""
+    """(count, values) of one merged Feature of kind ``kind`` where ``want`` is wanted, by the
+    strict rule: a list of another kind is a mismatch before its contents are read."""
     if not kind:
         return absent, []
+    if kind != want:
+        raise _Fail(KIND_MISMATCH, k, kind)
     try:
         values = list_values(rec, spans, kind)
     except WireError:
         raise _Fail(MALFORMED, k, kind) from None
-    if kind != want:
-        if strict or values:
-            raise _Fail(KIND_MISMATCH, k, kind)
-        values = []
     return len(values), values
 
 
@@ -89,7 +88,7 @@ def _one(rec: bytes, names: Sequence[str], kinds: Sequence[int],
                 raise _Fail(KIND_MISMATCH, k, kind)
             out.append((0, []))
             continue
-        out.append(_values(rec, kind, spans, want, strict, k, 0))
+        out.append(_values(rec, kind, spans, want, k, 0))
     return out
 
 
@@ -169,7 +168,7 @@ def _one_sequence(rec: bytes, cnames: Sequence[str], ckinds: Sequence[int],
         for t, span in enumerate(lists[name]):
             try:
                 kind, spans = _feature(rec, [span])
-                steps.append(_values(rec, kind, spans, want, True, len(cnames) + k, 0))
+                steps.append(_values(rec, kind, spans, want, len(cnames) + k, 0))
             except WireError:
                 raise _Fail(MALFORMED, len(cnames) + k, 0, t) from None
             except _Fail as f:

@@ -75,6 +75,11 @@ def _dense_cases() -> list[dict[str, Any]]:
     c += _both("empty list shape [0]", [{"a": ["i", []]}], {"a": _fixed([0])})
     c += _both("kindless feature is missing", [{"a": ["n", []]}], {"a": _fixed([], default=3)})
     c += _both("kindless feature required", [{"a": ["n", []]}], {"a": _fixed([])})
+    return c + _dense_error_cases()
+
+
+def _dense_error_cases() -> list[dict[str, Any]]:
+    c: list[dict[str, Any]] = []
     c += _both("wrong kind", [GOOD], {"a": _fixed([2], "float32")})
     c += _both("wrong kind string", [GOOD], {"a": _fixed([2], "string")})
     c += _both("empty list of another kind", [{"a": ["f", []]}], {"a": _fixed([], default=3)})

@@ -22,11 +22,12 @@ def _both(name: str, records: list[Any], ctx: Any, seq: Any, **kw: Any) -> list[
                  sequence_spec=seq, **kw)]
 
 
-def sequence_cases() -> list[dict[str, Any]]:
+def _value_cases() -> list[dict[str, Any]]:
     ctx = {"c": _fixed([], default=-1), "name": _fixed([], "string", default="?")}
     c: list[dict[str, Any]] = []
     c += _both("context and lists", [S1, S2, S3], ctx,
-               {"s": _seq([2], allow_missing=True), "v": _var(), "f": _seq([1], "float32", allow_missing=True),
+               {"s": _seq([2], allow_missing=True), "v": _var(),
+                "f": _seq([1], "float32", allow_missing=True),
                 "w": _seq([], "string", allow_missing=True)})
     c += _both("ragged lists", [S1, S2, S3], None, {"v": _ragged()})
     c += _both("ragged list with partition",
@@ -34,6 +35,11 @@ def sequence_cases() -> list[dict[str, Any]]:
                {"r": _ragged(value_key="v", partitions=[["row_lengths", "l"]])})
     c += _both("ragged context", [S1, S2, S3], {"c": _ragged()}, None)
     c += _both("varlen context", [S1, S3], {"c": _var(), "name": _var("string")}, None)
+    return c
+
+
+def _error_cases() -> list[dict[str, Any]]:
+    c: list[dict[str, Any]] = []
     c += _both("list required", [S1, S3], None, {"s": _seq([2], allow_missing=False)})
     c += _both("list step count", [{"lists": {"s": [["i", [1, 2]], ["i", [3]]]}}], None,
                {"s": _seq([2], allow_missing=False)})
@@ -48,6 +54,11 @@ def sequence_cases() -> list[dict[str, Any]]:
     c += _both("list kindless step varlen", [{"lists": {"s": [["i", [1, 2]], ["n", []]]}}], None,
                {"s": _var()})
     c += _both("list default refused", [S1], None, {"s": _seq([2], default=[0, 0])})
+    return c + _batch_error_cases()
+
+
+def _batch_error_cases() -> list[dict[str, Any]]:
+    c: list[dict[str, Any]] = []
     odd = {"lists": {"s": [["i", [1, 2, 3]]]}}
     kind = {"lists": {"s": [["f", [1, 2]]]}}
     c.append(dict(name="errors: kind before total", mode="batch", records=[odd, kind],
@@ -70,6 +81,11 @@ def sequence_cases() -> list[dict[str, Any]]:
                   context_spec={"c": _fixed([2], default=[1, 2])}, sequence_spec=None))
     c.append(dict(name="names", mode="batch", records=[S1, {"context": {"c": ["f", [1.5]]}}],
                   context_spec={"c": _var()}, sequence_spec=None, example_names=["p", "q"]))
+    return c
+
+
+def _spec_cases() -> list[dict[str, Any]]:
+    c: list[dict[str, Any]] = []
     c += _both("context missing", [S3, S1], {"c": _fixed([])}, None, match="type",
                why="TF words this by the other records of the batch")
     c += _both("context count", [S1], {"c": _fixed([2])}, None)
@@ -85,3 +101,8 @@ def sequence_cases() -> list[dict[str, Any]]:
     c += _both("malformed", [{"hex": "0a0d0a0b0a016112061a040a0201"}], {"a": _var()}, None,
                match="prefix")
     return c
+
+
+def sequence_cases() -> list[dict[str, Any]]:
+    """Every SequenceExample case."""
+    return _value_cases() + _error_cases() + _spec_cases()

@@ -77,6 +77,13 @@ def _record_block(block: RecordsBlock) -> Any:
     return RecordBlock(data, offsets)
 
 
+def _argument(column: Any) -> Any:
+    as_rows = getattr(column, "as_rows", None)  # tfdata.io's DenseColumn: strings stay native
+    if as_rows is not None:
+        return as_rows()
+    return Rows(column.values) if _has_values(column) else column
+
+
 def block_argument(block: Block) -> Any:
     """What a lifted function is called with for ``block`` (None: nothing).
 
@@ -88,7 +95,7 @@ def block_argument(block: Block) -> Any:
     if isinstance(block, RecordsBlock):
         return _record_block(block)
     if isinstance(block, ColumnBlock):
-        leaves = [Rows(c.values) if _has_values(c) else c for c in block.columns]
+        leaves = [_argument(c) for c in block.columns]
         if not is_structure(block.template):
             return leaves[0]
         return pack_like(block.template, leaves)

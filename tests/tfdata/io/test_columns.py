@@ -151,3 +151,38 @@ def test_sparse_feature_lists_that_differ_in_a_record_are_refused() -> None:
     assert cols["s"].row(1) == io.parse_single_example(ok, spec)["s"]
     assert cols["s"].batch() == io.parse_example([ok, ok], spec)["s"]
     assert cols["s"].row(0).indices.tolist() == [[0], [4]]
+
+
+def test_a_lifted_decode_raw_pipeline_makes_no_bytes_objects(tmp_path: Any,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """map(parse_single_example).map(decode_raw) under block execution: the images go from
+    the native parse buffer to the decoded block without one bytes object per record, and
+    the batches are the element path's."""
+    from types import SimpleNamespace
+
+    from minibatcher.formats.tfrecord import TFRecordWriter
+    from minibatcher.tfdata import TFRecordDataset
+    from minibatcher.tfdata.block import block_execution
+    from minibatcher.tfdata.io import columns
+
+    path = str(tmp_path / "img.tfrecord")
+    with TFRecordWriter(path) as w:
+        for i in range(11):
+            w.write(encode_example({"img": [bytes(range(i, i + 8))], "label": [i]}))
+    spec = {"img": io.FixedLenFeature([], tfdata.string), "label": io.FixedLenFeature([], "int64")}
+
+    def pipeline() -> Any:
+        return TFRecordDataset(path).map(lambda r: io.parse_single_example(r, spec)).map(
+            lambda e: (np.reshape(io.decode_raw(e["img"], tfdata.uint16), (2, 2)),
+                       e["label"] * 2)).batch(4)
+
+    with block_execution(False):
+        expected = [(x.tolist(), y.tolist()) for x, y in pipeline()]
+    splits: list[int] = []
+    native = columns._native
+    monkeypatch.setattr(columns, "_native", SimpleNamespace(
+        split_bytes=lambda *a: splits.append(1) or native.split_bytes(*a)))
+    with block_execution(True):
+        got = [(x.tolist(), y.tolist()) for x, y in pipeline()]
+    assert got == expected and len(got) == 3 and expected[2][1] == [16, 18, 20]
+    assert splits == []  # no bytes object made for any image

@@ -22,6 +22,7 @@ import numpy as np
 
 from ... import _native
 from ..ragged_tensor import RaggedTensor, _slice
+from ..rows import Rows
 from ..sparse_tensor import SparseTensor
 
 
@@ -78,6 +79,11 @@ class DenseColumn:
         """``(data, ends)`` of a string column built from the native buffer, else None."""
         return None if self._data is None else (self._data, self._ends)
 
+    def as_rows(self) -> Rows:
+        """What a lifted map function sees for this column (``Rows``; a string column
+        still in the native buffer stays there until its values are used)."""
+        return BufferRows(self) if self._data is not None else Rows(self.values)
+
     @property
     def shape(self) -> tuple[int, ...]:
         """``(N, *shape)``."""
@@ -96,6 +102,40 @@ class DenseColumn:
 
     def __repr__(self) -> str:
         return f"DenseColumn(shape={self._shape})"
+
+
+class BufferRows(Rows):
+    """``Rows`` of a string :class:`DenseColumn` still in the native buffer: ``values``
+    (one ``bytes`` object per string) is made on first use, ``decode_raw`` reads
+    ``strings()`` without making them.
+
+    Example:
+        >>> col = DenseColumn(data=np.frombuffer(b"abcd", np.uint8), ends=np.array([2, 4]),
+        ...                   shape=(2,))
+        >>> rows = col.as_rows(); type(rows).__name__, rows.strings()[1].tolist()
+        ('BufferRows', [2, 4])
+        >>> (rows == b"cd").values.tolist()
+        [False, True]
+    """
+
+    __slots__ = ("column",)
+
+    def __init__(self, column: DenseColumn) -> None:  # noqa: D107 - Rows' values are lazy here
+        self.column = column
+
+    @property  # type: ignore[override]
+    def values(self) -> np.ndarray:  # type: ignore[override]
+        """Every element's string (made on first use)."""
+        return self.column.values
+
+    def strings(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The column's ``(data, ends)`` (see :meth:`DenseColumn.strings`)."""
+        return self.column.strings()
+
+    @property
+    def column_shape(self) -> tuple[int, ...]:
+        """``(N, *shape)`` of the column."""
+        return self.column.shape
 
 
 @dataclasses.dataclass(frozen=True)

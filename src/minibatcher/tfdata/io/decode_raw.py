@@ -23,7 +23,7 @@ import numpy as np
 
 from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError, NotFoundError
-from .columns import DenseColumn
+from .columns import BufferRows, DenseColumn
 
 _TYPES = ("float16", "float32", "float64", "int32", "uint16", "uint8", "int16", "int8", "int64",
           "complex64", "complex128", "bool")
@@ -80,7 +80,18 @@ def _same_size(flat: list[bytes], dtype: np.dtype) -> tuple[bytes, int]:
 
 def _is_block(value: Any) -> bool:
     """A block's values (``Rows``, or a parsed ``DenseColumn``) given by block execution."""
-    return type(value).__name__ in ("Rows", "DenseColumn")
+    return type(value).__name__ in ("Rows", "BufferRows", "DenseColumn")
+
+
+def _native_strings(value: Any) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]] | None:
+    """``(data, ends, (N, *shape))`` of a block's strings still in the native buffer."""
+    if isinstance(value, DenseColumn):
+        buffer, shape = value.strings(), value.shape
+    elif isinstance(value, BufferRows):
+        buffer, shape = value.strings(), value.column_shape
+    else:
+        return None
+    return None if buffer is None else (buffer[0], buffer[1], shape)
 
 
 def _from_buffer(data: np.ndarray, ends: np.ndarray, shape: tuple[int, ...], dtype: np.dtype,
@@ -115,9 +126,9 @@ def decode_raw(input_bytes: Any, out_type: Any, little_endian: bool = True,
     if _is_block(input_bytes):  # a block's strings (block execution): row i is decode_raw(string i)
         from ..rows import Rows
 
-        buffer = input_bytes.strings() if isinstance(input_bytes, DenseColumn) else None
-        out = None if buffer is None else _from_buffer(*buffer, input_bytes.shape, dtype,
-                                                       little_endian, fixed_length)
+        buffer = _native_strings(input_bytes)
+        out = None if buffer is None else _from_buffer(*buffer, dtype, little_endian,
+                                                       fixed_length)
         if out is None:  # strings of different lengths, or not from the native buffer
             out = decode_raw(input_bytes.values, out_type, little_endian, fixed_length)
         return Rows(out)  # type: ignore[return-value]

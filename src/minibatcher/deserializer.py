@@ -407,10 +407,14 @@ class Deserializer(abc.ABC):
             ...     def key_name(self, sequence): return ["a", "b"][sequence]
             >>> Named().key_names(np.array([17, 91, 17], np.uint64))
             ['b', 'a', 'b']
+            >>> n = Named(); n.key_names([]), "_names_by_key" in n.__dict__  # a probe builds nothing
+            ([], False)
         """
         namer = getattr(self, "key_name", None)
         if namer is None:
             return None
+        if len(keys) == 0:  # says whether there are names without building the lookup
+            return []
         lookup = self.__dict__.get("_names_by_key")
         if lookup is None:  # built once; a race builds the same dict twice
             lookup = {int(k): namer(i) for i, k in enumerate(self.table().keys.tolist())}

@@ -463,7 +463,7 @@ class MinibatchSource:
     def _attach_names(self, minibatch: Minibatch) -> None:
         """Lets ``MinibatchData.names`` give the sequence names of readers that have them."""
         if self._names is None:
-            named = self._deserializer.key_names(self._table.keys[:1]) is not None
+            named = self._deserializer.key_names(self._table.keys[:0]) is not None  # no lookup yet
             self._names = self._deserializer.key_names if named else False
         if self._names:
             for data in minibatch.values():

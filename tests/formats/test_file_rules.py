@@ -42,6 +42,8 @@ OPENERS = {
     "config": "from minibatcher.config import load_config as f; f(P)",
     "dataset_info.json": "from minibatcher.tfds.info import load_info as f; "
                          "f(os.path.dirname(P))",
+    "snapshot.json": "from minibatcher.tfdata import Dataset; "
+                     "Dataset.load(os.path.join(os.path.dirname(P), 'snap'))",
 }
 
 
@@ -52,6 +54,8 @@ def test_a_fifo_is_refused_at_once_by_every_reader(tmp_path: Path) -> None:
     so that a regression fails instead of hanging the test run."""
     fifo = tmp_path / "dataset_info.json"
     os.mkfifo(fifo)
+    (tmp_path / "snap").mkdir()
+    os.mkfifo(tmp_path / "snap" / "snapshot.json")
     code = "import os\nfrom minibatcher.errors import NotARegularFileError\n" + "\n".join(
         textwrap.dedent(f"""
         try:
@@ -84,6 +88,26 @@ def test_dataset_info_that_is_not_utf8(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match=r"dataset_info\.json:1: the dataset_info\.json is not "
                                           r"UTF-8 text: byte offset 13"):
         load_info(tmp_path)
+
+
+@pytest.mark.parametrize("content, message", [
+    (b'{"format": "caf\xe9"}', r"snapshot\.json:1: the snapshot metadata file is not UTF-8 text: "
+                                r"byte offset 15"),
+    (b'{"format": 1,}', r"snapshot\.json:1:14 \(byte 13\): malformed JSON in the snapshot "
+                        r"metadata file: Expecting property name"),
+    (b'[1, 2]', r"snapshot\.json: the snapshot metadata file should hold a JSON object, but got "
+                r"a list"),
+])
+def test_a_damaged_snapshot_json_names_the_file(tmp_path: Path, content: bytes,
+                                                message: str) -> None:
+    """Dataset.load read snapshot.json with open() and json.load: a bare
+    UnicodeDecodeError or JSONDecodeError naming no file (issue 15.11)."""
+    from minibatcher.tfdata import Dataset
+
+    Dataset.range(3).save(str(tmp_path / "snap"))
+    (tmp_path / "snap" / "snapshot.json").write_bytes(content)
+    with pytest.raises(FormatError, match=message):
+        Dataset.load(str(tmp_path / "snap"))
 
 
 @pytest.mark.parametrize("split, message", [

@@ -25,7 +25,7 @@ from ..streams import StreamDef
 from ..tfds.connectors import ClassLabel, FeaturesDict, Scalar
 from ..tfds.connectors import Sequence as SequenceFeature
 from ..tfds.connectors import Tensor, Text, from_json
-from ..formats.guarded_file import decode_text, read_small_file
+from ..formats.small_files import decode_text, read_json, read_small_file
 from .examples import ExampleSource, dataset_name
 
 
@@ -141,12 +141,10 @@ def _label_names(feature: Any, folder: Path, name: str = "") -> Any:
 
 def tfds_examples(folder: str | os.PathLike, split: str) -> ExampleSource:
     """The examples of ``split`` of a TFDS folder, in its default read order."""
-    import json
-
     from ..tfds import builder_from_directory
 
     builder = builder_from_directory(folder)
-    spec = json.loads(read_small_file(Path(folder, "features.json"), "features.json"))
+    spec = read_json(Path(folder, "features.json"), "features.json")
     dataset = builder.as_dataset(split)
     count = builder.info.splits[split].num_examples
     features = _label_names(from_json(spec), Path(folder))

@@ -2,7 +2,7 @@
 
 Every file the project reads goes through this module (docs/design/guarded-files.md):
 ``GuardedFile`` for files read by range while a reader lives, :func:`read_small_file`
-(and :func:`decode_text`) for files read whole. A file is never mapped (a mapped
+(and :func:`decode_text`, :func:`read_json`; :mod:`.small_files`) for files read whole. A file is never mapped (a mapped
 file that shrinks kills the process with SIGBUS; ``pread`` just returns fewer
 bytes); one descriptor is kept for the reader's life, so renaming or replacing
 the path cannot change what is read; and the file's identity (device, inode,
@@ -49,10 +49,11 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from ..errors import ConfigError, FileChangedError, FormatError, NotARegularFileError
+from ..errors import ConfigError, FileChangedError, NotARegularFileError
 from .file_digest import ends_digest, file_fingerprint
+from .small_files import decode_text, read_json, read_small_file
 
-__all__ = ["FileIdentity", "GuardedFile", "decode_text", "read_small_file"]
+__all__ = ["FileIdentity", "GuardedFile", "decode_text", "read_json", "read_small_file"]
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
           (stat.S_ISSOCK, "a socket"),
@@ -358,44 +359,3 @@ class GuardedFile:
 
     def __repr__(self) -> str:
         return f"GuardedFile({self.path!r}, size={self.size})"
-
-
-def read_small_file(path: str | os.PathLike, what: str = "file") -> bytes:
-    """The whole content of a file read at once (a list, a vocabulary, a
-    config, JSON metadata, a text corpus), by the one rule for every file:
-    regular files only (a FIFO, directory or device is a ``NotARegularFileError``
-    at once, never a hang), checked after the read (``FileChangedError``).
-
-    Example:
-        >>> import tempfile, pathlib
-        >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "v").write_bytes(b"a\\nb\\n")
-        >>> read_small_file(d / "v", "vocabulary file")
-        b'a\\nb\\n'
-        >>> read_small_file(d, "vocabulary file")  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        minibatcher.errors.NotARegularFileError: ...: the vocabulary file is not a regular file but a directory; ...
-    """
-    with GuardedFile(path, what=what) as f:
-        return f.read_all()
-
-
-def decode_text(data: bytes, path: str | os.PathLike, what: str = "file") -> str:
-    """``data`` (the content of ``path``) as UTF-8 text; anything else is a
-    ``FormatError`` naming the file, the line and the byte offset.
-
-    Example:
-        >>> decode_text(b"ok\\n", "v.txt")
-        'ok\\n'
-        >>> decode_text(b"a\\nb\\xff", "v.txt", "vocabulary file")
-        Traceback (most recent call last):
-        ...
-        minibatcher.errors.FormatError: v.txt:2: the vocabulary file is not UTF-8 text: byte offset 3 is b'\\xff' (invalid start byte); save it as UTF-8
-    """
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        raise FormatError(f"{os.fspath(path)}:{line}: the {what} is not UTF-8 text: byte offset "
-                          f"{e.start} is {data[e.start:e.start + 1]!r} ({e.reason}); save it as "
-                          "UTF-8") from None

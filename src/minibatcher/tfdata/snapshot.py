@@ -40,7 +40,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import NotSupportedError
+from ..errors import FormatError, NotSupportedError
+from ..formats.small_files import read_json
 from ..formats.tfrecord import TFRecordWriter
 from ..formats.tfrecord.source import TFRecordSource
 from ..state import Fields
@@ -226,8 +227,10 @@ def _metadata(path: str, wait: bool) -> dict[str, Any]:
         if not wait:
             raise NotFoundError(f"tf.data snapshot element_spec file not found: {meta_path}")
         time.sleep(_RETRY_SECONDS)  # TF's wait=True: retry until the snapshot is written
-    with open(meta_path) as f:
-        meta = json.load(f)
+    meta = read_json(meta_path, "snapshot metadata file")  # the one rule for every file
+    if not isinstance(meta, dict):
+        raise FormatError(f"{meta_path}: the snapshot metadata file should hold a JSON object, "
+                          f"but got a {type(meta).__name__}")
     if {k: meta.get(k) for k in FORMAT} != FORMAT:
         raise NotSupportedError(f"{meta_path}: format {meta.get('format')!r} version "
                                 f"{meta.get('version')!r}, but this minibatcher reads "

@@ -16,12 +16,11 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from typing import Any, Mapping
 
 from ..errors import FormatError
-from ..formats.guarded_file import decode_text, read_small_file
+from ..formats.small_files import read_json
 from .features import FeatureTree, Leaf, parse_features
 from .naming import ShardedFileTemplate
 from .split_info import SplitDict, SplitInfo
@@ -51,15 +50,10 @@ class DatasetInfo:
 def _read_json(path: str) -> Any:
     what = os.path.basename(path)
     try:
-        text = decode_text(read_small_file(path, what), path, what)
+        return read_json(path, what)
     except FileNotFoundError:
         raise FileNotFoundError(2, "not a TFDS dataset directory: it has no "
                                 f"{os.path.basename(path)}", path) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FormatError(f"{path}:{e.lineno}:{e.colno} (byte {e.pos}): malformed JSON: "
-                          f"{e.msg}") from None
 
 
 def _count(value: Any, expected: str, field: str) -> int:

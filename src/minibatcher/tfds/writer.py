@@ -21,13 +21,12 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..errors import ConfigError, FormatError
-from ..formats.guarded_file import read_small_file
+from ..formats.small_files import read_json
 from .connectors import FeaturesDict
 from .folder_dataset import dataset_info_json, write_json
 from .info import load_info
@@ -79,7 +78,7 @@ def _existing(folder: Path, name: str, features: FeaturesDict, split: str) -> li
     if not (folder / "dataset_info.json").exists():
         return []
     info = load_info(folder)
-    written = json.loads(read_small_file(folder / "features.json", "features.json"))
+    written = read_json(folder / "features.json", "features.json")
     if info.name != name or written != features.to_json():
         raise FormatError(f"{folder}: the folder holds dataset {info.name!r} with other features; "
                           f"a split is added only to a dataset of the same name and features "

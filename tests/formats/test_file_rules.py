@@ -44,6 +44,8 @@ OPENERS = {
                          "f(os.path.dirname(P))",
     "snapshot.json": "from minibatcher.tfdata import Dataset; "
                      "Dataset.load(os.path.join(os.path.dirname(P), 'snap'))",
+    "cache lock file": "from minibatcher.tfdata import Dataset; "
+                       "list(Dataset.range(2).cache(os.path.join(os.path.dirname(P), 'c')))",
 }
 
 
@@ -56,6 +58,7 @@ def test_a_fifo_is_refused_at_once_by_every_reader(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     (tmp_path / "snap").mkdir()
     os.mkfifo(tmp_path / "snap" / "snapshot.json")
+    os.mkfifo(tmp_path / "c.mbcache.lock")
     code = "import os\nfrom minibatcher.errors import NotARegularFileError\n" + "\n".join(
         textwrap.dedent(f"""
         try:

@@ -42,7 +42,8 @@ import socket
 import weakref
 from typing import Any
 
-from ..errors import CheckpointError, FormatError
+from ..errors import CheckpointError, FormatError, NotARegularFileError
+from ..formats.small_files import read_small_file
 from ..formats.tfrecord import TFRecordWriter
 from ..formats.tfrecord.source import TFRecordSource
 from ..state import Fields
@@ -119,12 +120,13 @@ def _lock(path: str) -> None:
 
 
 def _stale(path: str) -> bool:
-    try:
-        with open(path) as f:
-            host, pid = f.read().split()
-        if host != socket.gethostname():
+    try:  # the one rule for every file read (a FIFO here hung the iteration)
+        host, pid = read_small_file(path, "cache lock file").split()
+        if host.decode("utf-8", "replace") != socket.gethostname():
             return False
         os.kill(int(pid), 0)
+    except NotARegularFileError:
+        raise
     except ProcessLookupError:
         return True
     except (OSError, ValueError):

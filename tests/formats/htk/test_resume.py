@@ -88,3 +88,35 @@ def test_a_state_of_other_data_is_refused(corpus):
     state = make(corpus, frame_mode=True)().get_checkpoint_state()
     with pytest.raises(CheckpointError):
         make(corpus, frame_mode=False)().restore_from_checkpoint(state)
+
+
+@pytest.mark.parametrize("files", ["archives", "one file per utterance"])
+def test_a_same_size_edit_of_an_archive_is_refused_on_restore(tmp_path, files):
+    """An archive's checkpoint identity was its size only (the sum over the
+    archives): features written again with other values, the same frame
+    counts and so the same sizes, restored a checkpoint taken on the old
+    ones (issue 18.2: size and a digest of the first and last 64 KiB)."""
+    n = 3 if files == "archives" else 1
+    names = [f"u{i}.htk" for i in range(4)] if n == 1 else ["a.htk"]
+    scp = [f"u{i}.mfc={names[0]}[{i * 3},{i * 3 + 2}]" if n == 3 else f"u{i}.mfc={names[i]}"
+           for i in range(4)]
+    (tmp_path / "l.scp").write_text("\n".join(scp) + "\n")
+
+    def write(offset: float) -> None:
+        for name in names:
+            rows = 12 if n == 3 else 3
+            write_htk(tmp_path / name, np.arange(rows * 2, dtype=np.float32).reshape(rows, 2) + offset)
+
+    def build() -> MinibatchSource:
+        f = HTKFeatureDeserializer({"x": StreamDef(scp=str(tmp_path / "l.scp"), shape=2)},
+                                   base_dir=tmp_path, trace_level=0)
+        return MinibatchSource(f, max_sweeps=1, randomize=False)
+
+    write(0.0)
+    src = build()
+    src.next_minibatch(2)
+    state = src.get_checkpoint_state()
+    build().restore_from_checkpoint(state)  # the same bytes: accepted
+    write(0.5)  # the same frame counts and sizes, other values
+    with pytest.raises(CheckpointError, match=r"deserializer 0 \(.*\) holds other data"):
+        build().restore_from_checkpoint(state)

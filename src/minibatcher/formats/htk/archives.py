@@ -20,8 +20,9 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -42,6 +43,7 @@ class Archives:
         self.errors: list[str | None] = [None] * len(self.paths)
         self.identities: list[FileIdentity | None] = [None] * len(self.paths)
         self._open: dict[int, GuardedFile] = {}
+        self._digest: str | None = None
         files: list[GuardedFile] = []
         try:
             for i, path in enumerate(self.paths):
@@ -100,6 +102,38 @@ class Archives:
         finally:
             for f in opened:
                 f.close()
+
+    def digest(self) -> str:
+        """The checkpoint identity of the archives: each file's size and a
+        digest of its first and last 64 KiB (a file that could not be opened: ``[-1, '']``),
+        in SCP order (docs/design/guarded-files.md). Computed once, at the
+        first checkpoint; a file changed since indexing is a FileChangedError.
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.htk.htkfile import write_htk
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.htk"
+            >>> write_htk(p, np.ones((4, 3), np.float32)); before = Archives([p], False, "native").digest()
+            >>> write_htk(p, np.zeros((4, 3), np.float32))  # the same size
+            >>> Archives([p], False, "native").digest() == before
+            False
+        """
+        if self._digest is None:
+            total = hashlib.blake2b(digest_size=16)
+            for i, path in enumerate(self.paths):
+                total.update(repr(self._file_identity(i)).encode())
+            self._digest = total.hexdigest()
+        return self._digest
+
+    def _file_identity(self, i: int) -> list[Any]:
+        if self.errors[i] is not None:  # skipped within the error budget
+            return [-1, ""]
+        f = self._open.get(i)
+        if f is not None:
+            return f.fingerprint()
+        with GuardedFile(self.paths[i], what=_WHAT) as f:
+            self._same_as_indexed(i, f)
+            return f.fingerprint()
 
     def _same_as_indexed(self, i: int, f: GuardedFile) -> None:
         if not self.identities[i].same_contents(f.identity):

@@ -283,7 +283,8 @@ class HTKFeatureDeserializer(Deserializer):
         return f"utterance {self.key_name(sequence)!r} ({self._rows.where(sequence)})"
 
     def fingerprint(self) -> dict[str, Any]:
-        """What a checkpoint must match: the SCP contents, counts, archive sizes and options.
+        """What a checkpoint must match: the SCP contents, counts, archives (each one's size
+        and a digest of its first and last 64 KiB) and options.
 
         Example:
             >>> fp = _example().fingerprint()
@@ -293,9 +294,8 @@ class HTKFeatureDeserializer(Deserializer):
         digest = hashlib.blake2b(digest_size=8)
         for data in self._rows.data:
             digest.update(data)
-        sizes = [ident.size if ident else -1 for ident in self._archives.identities]
         return {"format": "htk", "scp": digest.hexdigest(), "utterances": len(self._count),
-                "frames": int(self._count.sum()), "archive_bytes": int(sum(sizes)),
+                "frames": int(self._count.sum()), "archives": self._archives.digest(),
                 "file_dim": self.file_dim, "context": [self._left, self._right],
                 "precision": np.dtype(self._dtype).name, "chunk_frames": self._chunk_frames}
 

@@ -120,3 +120,21 @@ def test_a_same_size_edit_of_an_archive_is_refused_on_restore(tmp_path, files):
     write(0.5)  # the same frame counts and sizes, other values
     with pytest.raises(CheckpointError, match=r"deserializer 0 \(.*\) holds other data"):
         build().restore_from_checkpoint(state)
+
+
+def test_another_label_mapping_is_refused_on_restore(corpus, tmp_path):
+    """The label mapping file decides every label's index, but a checkpoint
+    kept only whether there was one: the same MLF with the names reordered
+    restored a checkpoint taken with the old indices."""
+    import shutil
+
+    for name in ("a.htk", "b.htk", "l.scp", "l.mlf", "s.list"):
+        shutil.copy(corpus / name, tmp_path / name)
+    build = make(tmp_path, frame_mode=True)
+    src = build()
+    src.next_minibatch(10)
+    state = src.get_checkpoint_state()
+    build().restore_from_checkpoint(state)  # the same files: accepted
+    (tmp_path / "s.list").write_text("s2\ns1\ns0\n")  # the same size, other indices
+    with pytest.raises(CheckpointError, match=r"holds other data"):
+        build().restore_from_checkpoint(state)

@@ -192,6 +192,8 @@ class HTKMLFDeserializer(Deserializer):
         self._lengths = self._e.frames[self._e.keep].astype(np.int32)
         self._chunk_starts = chunk_starts_by_frames(self._lengths, chunk_frames)
         self._chunk_frames, self._states_file = int(chunk_frames), states_file
+        self._states = None if states is None else hashlib.blake2b(
+            "\n".join(states).encode(), digest_size=8).hexdigest()  # the label indices
         self.unused_entries = 0
 
     @property
@@ -265,7 +267,8 @@ class HTKMLFDeserializer(Deserializer):
         return f"label entry {self.key_name(sequence)!r} ({where})"
 
     def fingerprint(self) -> dict[str, Any]:
-        """What a checkpoint must match: the MLF contents, counts and options.
+        """What a checkpoint must match: the MLF contents, the label names in index order
+        (the label mapping file), counts and options.
 
         Example:
             >>> fp = _example().fingerprint()
@@ -277,7 +280,7 @@ class HTKMLFDeserializer(Deserializer):
             digest.update(data)
         return {"format": "mlf", "mlf": digest.hexdigest(), "entries": len(self._lengths),
                 "frames": int(self._lengths.sum()), "label_dim": self._label_dim,
-                "states": self._states_file is not None, "phone_boundaries": self._boundaries,
+                "states": self._states, "phone_boundaries": self._boundaries,
                 "precision": np.dtype(self._dtype).name, "chunk_frames": self._chunk_frames}
 
     def join(self, primary: Deserializer, links: np.ndarray) -> np.ndarray:

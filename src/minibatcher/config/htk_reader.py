@@ -26,7 +26,7 @@ from ..deserializer import Deserializer
 from ..errors import ConfigError
 from ..formats.guarded_file import decode_text, read_small_file
 from ..formats.htk import HTKFeatureDeserializer, HTKMLFDeserializer
-from ..formats.htk.window import FeatureDimError
+from ..formats.htk.window import FeatureDimError, check_context
 from ..streams import StreamDef
 from .nodes import ConfigArray, ConfigNode
 from .paths import ConfigPaths, _key_and_location
@@ -99,6 +99,7 @@ def _context(node: ConfigNode) -> tuple[int, int] | None:
     else:
         raise ConfigError(f"{node.location}: contextWindow should be N (odd) or left:right, "
                           f"but got {values}")
+    check_context(left, right, "contextWindow", node.location)
     return None if (left, right) == (0, 0) else (left, right)
 
 
@@ -139,7 +140,8 @@ def _mlf_files(node: ConfigNode, paths: ConfigPaths) -> list[str]:
         items = _values(node, "mlfFileList")
     else:
         listing = paths.file(node, "mlfFileList", inherit=False)
-        text = decode_text(read_small_file(listing, "MLF list file"), listing, "MLF list file")
+        text = decode_text(read_small_file(listing, "MLF list file"), listing,
+                           "MLF list file").removeprefix("\ufeff")
         items = [line.strip() for line in text.splitlines() if line.strip()]
     return [str(paths.resolve(item, f"{node.path}.mlfFileList")) for item in items]
 

@@ -72,6 +72,13 @@ class TruncatedBpttPacker(Packer):
 
     def __init__(self, reader: Reader, truncation_length: int) -> None:
         super().__init__(reader)
+        sweep = int(np.sum(reader.table.lengths, dtype=np.int64))
+        if truncation_length > sweep:  # a slot would hold the corpus repeated, sweep after sweep
+            raise ConfigError(
+                f"option truncation_length should be at most the samples of one sweep ({sweep}), "
+                f"but got truncation_length={truncation_length}; every minibatch would repeat the "
+                "whole corpus in each slot (use a shorter truncation_length, or none to read "
+                "whole sequences)")
         self.truncation_length = truncation_length
         self.slots: list[Slot] = []
 

@@ -29,7 +29,7 @@ from .archives import Archives
 from .backend import IMPLEMENTATIONS, backend
 from .chunking import DEFAULT_CHUNK_FRAMES, check_join, chunk_starts_by_frames
 from .diagnostics import Diagnostics, HTKStats
-from .htkfile import describe_header_issue, kind_name
+from .htkfile import bad_scale, describe_header_issue, kind_name
 from .options import precision_of, single_stream  # noqa: F401  (re-exported)
 from .scp import ScpRows, load_scp
 from .window import FeatureDimError, feature_window  # noqa: F401  (re-exported)
@@ -93,9 +93,10 @@ class HTKFeatureDeserializer(Deserializer):
             samples, available = a.header(f, "samples"), a.header(f, "available")
             whole = rows.starts[i] < 0
             lo, hi = (0, samples - 1) if whole else (int(rows.starts[i]), int(rows.ends[i]))
-            if hi >= samples:
+            if hi >= samples or hi < lo:  # hi < lo: a whole archive of 0 frames
                 self._diag.charge(("range", rows.where(i)), (
-                    f"{rows.where(i)}: the archive {str(a.paths[f])!r} has no frames" if whole else
+                    f"{rows.where(i)}: the archive {str(a.paths[f])!r} has no frames (an "
+                    "utterance of 0 frames is skipped and counted)" if whole else
                     f"{rows.where(i)}: frames [{lo},{hi}] end past the end of archive "
                     f"{str(a.paths[f])!r}, which has {samples} frames (0..{samples - 1})")
                     + f"\n    {rows.line(i)}", skipped=1)
@@ -133,6 +134,8 @@ class HTKFeatureDeserializer(Deserializer):
                                       f"{where}: archive {str(a.paths[f])!r}: "
                                       f"{describe_header_issue(h, j)}; {beyond} utterance(s) "
                                       "reaching past its end are skipped", skipped=beyond)
+                if problem is None and (scale := bad_scale(h, j)) is not None:
+                    problem = f"archive {str(a.paths[f])!r}: {scale}"
                 if problem is None:
                     problem = self._consistency(f, j, where)
             if problem is not None:

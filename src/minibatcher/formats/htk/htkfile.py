@@ -140,8 +140,9 @@ def read_htk(path: str | os.PathLike, *, precision: str = "float",
         fd, size = f.fileno(), f.size
         h = kernels.read_headers(np.array([fd]), np.array([size]), True)
         issue = int(h["issue"][0])
-        if issue:
-            raise FormatError(f"{path}: {describe_header_issue(h, 0)}")
+        problem = describe_header_issue(h, 0) if issue else bad_scale(h, 0)
+        if problem is not None:
+            raise FormatError(f"{path}: {problem}")
         dim, n = int(h["dim"][0]), int(h["samples"][0])
         out = kernels.read_frames(np.array([fd]), np.array([0]), np.array([0]), np.array([n]),
                                   h["data_start"], h["available"], h["sample_size"], h["kind"],
@@ -153,6 +154,28 @@ def read_htk(path: str | os.PathLike, *, precision: str = "float",
     info = HTKInfo(n, int(h["period"][0]), int(h["kind"][0]), dim, big_endian,
                    int(h["data_start"][0]))
     return out.reshape(n, dim), info
+
+
+def bad_scale(h: dict, i: int) -> str | None:
+    """Why header ``i``'s ``_C`` scale vector (A) cannot decode the file (a value ``x`` is
+    stored as ``x * A - B``: a zero or non-finite A would decode to inf or nan), or None.
+
+    Example:
+        >>> h = {"kind": [9 | 0o2000], "a": [np.array([2.0, 0.0], np.float32)]}
+        >>> bad_scale(h, 0)
+        'the _C (compressed) file has a scale (A) of 0.0 for value 1 of 2; expected a finite non-zero scale for every value (the file is corrupt)'
+        >>> bad_scale({"kind": [9], "a": [np.zeros(0, np.float32)]}, 0) is None
+        True
+    """
+    a = np.asarray(h["a"][i])
+    if not int(h["kind"][i]) & reference.COMPRESSED or not a.size:
+        return None
+    bad = np.flatnonzero((a == 0) | ~np.isfinite(a))
+    if not len(bad):
+        return None
+    k = int(bad[0])
+    return (f"the _C (compressed) file has a scale (A) of {float(a[k])} for value {k} of "
+            f"{a.size}; expected a finite non-zero scale for every value (the file is corrupt)")
 
 
 def describe_header_issue(h: dict, i: int) -> str:

@@ -28,6 +28,7 @@ from ..guarded_file import decode_text, read_small_file
 from .backend import IMPLEMENTATIONS, backend
 from .chunking import DEFAULT_CHUNK_FRAMES, check_join, chunk_starts_by_frames
 from .diagnostics import Diagnostics, HTKStats, excerpt
+from .text import strip_bom
 from .options import precision_of, single_stream
 
 _WHAT = {
@@ -62,7 +63,8 @@ def read_state_list(path: str | os.PathLike) -> list[str]:
     """
     names: list[str] = []
     seen: dict[str, int] = {}
-    text = decode_text(read_small_file(path, "label mapping file"), path, "label mapping file")
+    text = decode_text(read_small_file(path, "label mapping file"), path,
+                       "label mapping file").removeprefix("\ufeff")
     for number, line in enumerate(text.splitlines(), 1):
         name = line.strip()
         if not name:
@@ -82,7 +84,8 @@ class _Entries:
 
     def __init__(self, files: Sequence[str], states: list[str] | None, label_dim: int,
                  diag: Diagnostics, impl: str, states_file: str | None) -> None:
-        self.files, self.data = list(files), [read_small_file(f, "MLF file") for f in files]
+        self.files = list(files)
+        self.data = [strip_bom(read_small_file(f, "MLF file")) for f in files]
         parts = [backend(impl).parse_mlf(d, states, label_dim) for d in self.data]
         for f, p in zip(self.files, parts):
             if not p["header_ok"]:
@@ -97,8 +100,8 @@ class _Entries:
         self.lines, self.offsets, self.keys = cat("lines"), cat("offsets"), cat("keys")
         self.names = [n for p in parts for n in _split(p["key_text"], p["key_ends"])]
         self.frames = cat("frames")
-        run_first = np.concatenate([np.concatenate([[0], p["run_ends"][:-1]]) + base
-                                    for p, base in zip(parts, run_bases)])
+        run_first = np.concatenate([np.concatenate([[0], p["run_ends"]])[:-1] + base
+                                    for p, base in zip(parts, run_bases)]).astype(np.int64)
         self._runs = (cat("run_class"), cat("run_length"))
         ok = cat("issues") == 0
         for i in np.flatnonzero(~ok).tolist():

@@ -27,6 +27,7 @@ from ...errors import FormatError
 from ..guarded_file import read_small_file
 from .backend import backend
 from .diagnostics import Diagnostics, excerpt
+from .text import strip_bom
 
 _WHAT = {
     1: "'[' without ','; expected logical=path[start,end]",
@@ -110,7 +111,7 @@ def _split(text: bytes, ends: np.ndarray) -> list[str]:
 def _read(path: Path) -> bytes:
     if not path.exists():
         raise FileNotFoundError(f"SCP file {str(path)!r} does not exist (scp=..., scpFile=...)")
-    return read_small_file(path, "SCP file")
+    return strip_bom(read_small_file(path, "SCP file"))
 
 
 def load_scp(files: Sequence[str | os.PathLike], diag: Diagnostics, *, prefix: str | None = None,

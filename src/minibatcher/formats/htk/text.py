@@ -75,3 +75,18 @@ def rstrip(line: bytes) -> bytes:
         b'x'
     """
     return line.rstrip(b" \t\r")
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def strip_bom(data: bytes) -> bytes:
+    """``data`` without a leading UTF-8 byte order mark (editors on Windows write one; it is
+    not part of the first SCP key or of the MLF header). Line numbers are unchanged; byte
+    offsets in messages then count from after the mark.
+
+    Example:
+        >>> strip_bom(b"\\xef\\xbb\\xbf#!MLF!#\\n"), strip_bom(b"u.mfc=a.htk\\n")
+        (b'#!MLF!#\\n', b'u.mfc=a.htk\\n')
+    """
+    return data[len(UTF8_BOM):] if data.startswith(UTF8_BOM) else data

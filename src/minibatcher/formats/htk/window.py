@@ -22,6 +22,31 @@ from typing import Any
 from ...errors import ConfigError
 
 
+MAX_CONTEXT = 10000
+"""The widest context on each side: CNTK's default ``maxUtteranceLength`` (10,000 frames); a
+wider window only repeats an utterance's edge frames, and a typo like ``99999999999`` would ask
+for petabytes at the first minibatch."""
+
+
+def check_context(left: int, right: int, option: str = "context", origin: str = "",
+                  given: str = "") -> None:
+    """Refuses a context wider than :data:`MAX_CONTEXT` frames on a side.
+
+    Example:
+        >>> check_context(5, 5)
+        >>> check_context(0, 99999999999, "contextWindow", "c.cntk:3")
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.ConfigError: option contextWindow (c.cntk:3) should be at most 10000 frames on each side, but got contextWindow=0:99999999999; a wider window only repeats the utterance's edge frames
+    """
+    if max(left, right) > MAX_CONTEXT:
+        given = given or (f"{option}=({left}, {right})" if option == "context"
+                          else f"{option}={left}:{right}")
+        named = f"option {option}" + (f" ({origin})" if origin else "")
+        raise ConfigError(f"{named} should be at most {MAX_CONTEXT} frames on each side, but got "
+                          f"{given}; a wider window only repeats the utterance's edge frames")
+
+
 class FeatureDimError(ConfigError):
     """A feature dimension (``shape``, or a config's ``dim``) that does not fit the HTK files.
 
@@ -86,6 +111,7 @@ def feature_window(stream: str, sd: Any, file_dim: int, archive: str,
     context = None if context is None or tuple(context) == (0, 0) else tuple(
         int(v) for v in context)
     if context is not None:
+        check_context(*context)
         if dim is not None and dim != file_dim:
             raise FeatureDimError(stream, dim, file_dim, context, archive, where)
         return file_dim * (1 + sum(context)), context[0], context[1]
@@ -94,4 +120,6 @@ def feature_window(stream: str, sd: Any, file_dim: int, archive: str,
     frames, rest = divmod(dim, file_dim)
     if rest or frames % 2 == 0:
         raise FeatureDimError(stream, dim, file_dim, None, archive, where)
+    check_context(frames // 2, frames // 2, "shape",
+                  given=f"shape={dim} ({frames} frames of {file_dim} values)")
     return dim, frames // 2, frames // 2

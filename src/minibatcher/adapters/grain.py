@@ -28,23 +28,15 @@ from collections import OrderedDict
 from typing import Any, Callable, Mapping, SupportsIndex
 
 from ..deserializer import ChunkData, Deserializer
-from ..engine.layout import CSRMatrix
+from ..engine.gather import sequence_rows
 from ..streams import StreamInformation
 
 
 def _sequence(chunk: ChunkData, infos: list[StreamInformation], within: int) -> dict[str, Any]:
-    """Every stream of sequence ``within`` of ``chunk`` (views; sparse as CSR rows)."""
-    out: dict[str, Any] = {}
-    for info, stream in zip(infos, chunk.streams):
-        rows = stream.sequence_slice(within)
-        if stream.is_sparse:
-            lo, hi = int(stream.indptr[rows.start]), int(stream.indptr[rows.stop])
-            out[info.name] = CSRMatrix(stream.values[lo:hi], stream.indices[lo:hi],
-                                       stream.indptr[rows.start:rows.stop + 1] - lo,
-                                       (rows.stop - rows.start, info.dim))
-        else:
-            out[info.name] = stream.values[rows]
-    return out
+    """Every stream of sequence ``within`` of ``chunk``, as the engine gathers it (context
+    windows expanded; dense rows a view where no window applies, sparse as CSR rows)."""
+    return {info.name: sequence_rows(info, stream, [within])[0]
+            for info, stream in zip(infos, chunk.streams)}
 
 
 class SequenceDataSource:
@@ -80,6 +72,13 @@ class SequenceDataSource:
             raise IndexError(f"record_key should be in [-{n}, {n}), but got record_key={i}")
         i %= n
         chunk_id = int(table.chunk_of(i))
+        chunk = self._chunk(deserializer, chunk_id)
+        record = _sequence(chunk, deserializer.streams, i - int(table.chunk_starts[chunk_id]))
+        record["key"] = int(table.keys[i])
+        return record
+
+    def _chunk(self, deserializer: Deserializer, chunk_id: int) -> ChunkData:
+        """Chunk ``chunk_id``, from the cache of the last ``cached_chunks`` or loaded."""
         with self._lock:
             chunk = self._chunks.pop(chunk_id, None)
         if chunk is None:
@@ -88,9 +87,7 @@ class SequenceDataSource:
             self._chunks[chunk_id] = chunk
             while len(self._chunks) > self.cached_chunks:
                 self._chunks.popitem(last=False)
-        record = _sequence(chunk, deserializer.streams, i - int(table.chunk_starts[chunk_id]))
-        record["key"] = int(table.keys[i])
-        return record
+        return chunk
 
     def __getstate__(self) -> dict[str, Any]:
         return {"make_deserializer": self.make_deserializer, "cached_chunks": self.cached_chunks}

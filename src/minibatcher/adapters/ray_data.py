@@ -32,7 +32,7 @@ import ray.data
 from ray.data.block import BlockAccessor, BlockMetadata
 
 from ..deserializer import ChunkData, Deserializer
-from ..engine.gather import gather_stream, sample_ranges
+from ..engine.gather import sequence_rows
 from ..engine.layout import CSRMatrix
 from ..streams import StreamInformation
 
@@ -60,10 +60,8 @@ def chunk_columns(chunk: ChunkData, infos: list[StreamInformation], first: int,
     n = chunk.num_sequences
     columns: dict[str, np.ndarray] = {"index": np.arange(first, first + n, dtype=np.int64),
                                       "key": np.asarray(keys, dtype=np.uint64)}
-    source, within = np.zeros(n, dtype=np.int32), np.arange(n, dtype=np.int64)
     for info, stream in zip(infos, chunk.streams):
-        starts, lengths = sample_ranges([stream], source, within)
-        values = gather_stream(info, [stream], source, starts, lengths)
+        values, lengths = sequence_rows(info, stream, np.arange(n, dtype=np.int64))
         cuts = np.concatenate([[0], np.cumsum(lengths)]).tolist()
         if not isinstance(values, CSRMatrix):
             columns[info.name] = _ragged([np.ascontiguousarray(values[a:b])

@@ -192,3 +192,21 @@ def gather_stream(info: StreamInformation, sources: Sequence[StreamChunk], sourc
     """
     gather = gather_sparse if info.is_sparse else gather_dense
     return gather(sources, source, starts, lengths, info.dim, info.dtype)
+
+
+def sequence_rows(info: StreamInformation, stream: StreamChunk,
+                  within: Sequence[int] | np.ndarray) -> tuple[np.ndarray | CSRMatrix, np.ndarray]:
+    """``(rows, lengths)``: the rows of sequences ``within`` of one loaded chunk's stream, in
+    order, exactly as the engine delivers them (context windows expanded, sparse as CSR). The
+    one gather for anything delivering sequences outside the engine (Grain, Ray, tfdata).
+
+    Example:
+        >>> c = StreamChunk.dense(np.arange(6.).reshape(3, 2), [0, 2, 3], ContextWindow(1, 0))
+        >>> info = StreamInformation("x", 0, 4, False, np.dtype(np.float64))
+        >>> rows, lengths = sequence_rows(info, c, [1])
+        >>> rows.tolist(), lengths.tolist()
+        ([[4.0, 5.0, 4.0, 5.0]], [1])
+    """
+    source = np.zeros(len(within), dtype=np.int32)
+    starts, lengths = sample_ranges([stream], source, within)
+    return gather_stream(info, [stream], source, starts, lengths), lengths

@@ -30,6 +30,7 @@ from .options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions, Distr
                       ThreadingOptions)
 from .seeds import get_seed, global_seed, random_seed_scope, set_random_seed
 from .sources import ConcatSource, RecordSource, SourceDataset
+from ..adapters.records import DeserializerRecords, from_deserializer
 from .sparse_tensor import SparseTensor
 from .specs import DatasetSpec, RaggedTensorSpec, SparseTensorSpec, TensorShape, TensorSpec
 from .text import TextLineDataset, TextLineSource
@@ -44,6 +45,7 @@ __all__ = [
     "AutotuneOptions",
     "ConcatSource",
     "DatasetSpec",
+    "DeserializerRecords",
     "Dataset",
     "DatasetIterator",
     "DistributeOptions",
@@ -64,6 +66,7 @@ __all__ = [
     "TextLineSource",
     "ThreadingOptions",
     "UNKNOWN_CARDINALITY",
+    "from_deserializer",
     "get_seed",
     "global_seed",
     "random_seed_scope",

@@ -334,10 +334,11 @@ class StreamInformation:
 
     @property
     def storage_format(self) -> str:
-        """``"dense"`` or ``"sparse_csr"`` (CNTK's names).
+        """``"dense"`` or ``"sparse"`` (the names CNTK's ``StreamInformation`` takes and
+        gives back; ``"sparse_csr"`` and ``"sparse_csc"`` are accepted as input too).
 
         Example:
             >>> StreamInformation("x", 0, 9, True, np.dtype("float32")).storage_format
-            'sparse_csr'
+            'sparse'
         """
-        return "sparse_csr" if self.is_sparse else "dense"
+        return "sparse" if self.is_sparse else "dense"

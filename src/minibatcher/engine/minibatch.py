@@ -224,6 +224,26 @@ class MinibatchData:
         return int(self.lengths.sum())
 
     @property
+    def number_of_sequences(self) -> int:
+        """CNTK's name for :attr:`num_sequences`.
+
+        Example:
+            >>> _example().number_of_sequences
+            2
+        """
+        return self.num_sequences
+
+    @property
+    def number_of_samples(self) -> int:
+        """CNTK's name for :attr:`num_samples`.
+
+        Example:
+            >>> _example().number_of_samples
+            3
+        """
+        return self.num_samples
+
+    @property
     def is_sparse(self) -> bool:
         """Whether ``values`` is a :class:`CSRMatrix`.
 
@@ -388,13 +408,15 @@ class MinibatchData:
     def asarray(self) -> Any:
         """CNTK's ``asarray()``: dense streams give the padded data in
         ``shape`` (zeros as padding); sparse streams give SciPy CSR matrices,
-        one per sequence (one for all samples without a sequence axis).
+        one per sequence (one for all samples without a sequence axis). A sparse
+        stream whose samples have two or more axes has no CSR form (CNTK computes
+        the dense data, then refuses it); its padded dense data in ``shape`` is returned.
 
         Example:
             >>> _example().asarray()[0].tolist()
             [[0.0, 1.0], [2.0, 3.0]]
         """
-        if not self.is_sparse:
+        if not self.is_sparse or len(self.sample_shape) > 1:
             return self.padded_data()
         return self.as_sequences() if self.has_sequence_axis else self.values.to_scipy()
 

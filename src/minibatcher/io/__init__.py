@@ -27,7 +27,7 @@ Example:
     ((2, 1, 2), [[0.0]])
 """
 
-from ..engine.minibatch import MinibatchData, MinibatchValue
+from ..engine.minibatch import MinibatchValue
 from ..engine.options import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_SWEEP,
                               INFINITELY_REPEAT)
 from ..engine.source import MinibatchSource
@@ -39,6 +39,7 @@ from ..user_deserializer import UserDeserializer
 from . import transforms
 from .sources import MinibatchSourceFromData, UserMinibatchSource
 from .text_format import sequence_to_cntk_text_format
+from .value import MinibatchData, Value
 from .unsupported import (Base64ImageDeserializer, CBFDeserializer, HTKFeatureDeserializer,
                           HTKMLFDeserializer, ImageDeserializer, LatticeDeserializer)
 
@@ -64,6 +65,7 @@ __all__ = [
     "TraceLevel",
     "UserDeserializer",
     "UserMinibatchSource",
+    "Value",
     "sequence_to_cntk_text_format",
     "transforms",
 ]

@@ -42,21 +42,21 @@ V load(const uint8_t* p, bool swap) {
   return v;
 }
 
-// Reads exactly `n` bytes at `offset`; 0 on success, 1 at end of file, 2 on error.
-int read_exact(int fd, uint8_t* dst, int64_t n, int64_t offset, int32_t* error) {
+// Reads exactly `n` bytes at `offset` (kShortRead at end of file, kIoError with errno).
+ReadFailure read_exact(int fd, uint8_t* dst, int64_t n, int64_t offset, int32_t* error) {
   while (n > 0) {
     const ssize_t got = pread(fd, dst, size_t(std::min(n, kBlockBytes)), off_t(offset));
     if (got < 0) {
       if (errno == EINTR) continue;
       *error = errno;
-      return 2;
+      return ReadFailure::kIoError;
     }
-    if (got == 0) return 1;
+    if (got == 0) return ReadFailure::kShortRead;
     dst += got;
     n -= got;
     offset += got;
   }
-  return 0;
+  return ReadFailure::kNone;
 }
 
 // The fixed part: 12 bytes (+ GUID, + A/B vectors), from `bytes` of `have` bytes.
@@ -132,7 +132,7 @@ void check_crc(int fd, Header* h) {
   int32_t error = 0;
   for (int64_t at = first; at < end;) {
     const int64_t n = std::min<int64_t>(int64_t(block.size()), end - at);
-    if (read_exact(fd, block.data(), n, at, &error) != 0) {
+    if (read_exact(fd, block.data(), n, at, &error) != ReadFailure::kNone) {
       h->issue = int32_t(HeaderIssue::kReadError);
       return;
     }
@@ -140,7 +140,7 @@ void check_crc(int fd, Header* h) {
     at += n;
   }
   uint8_t stored[2];
-  if (read_exact(fd, stored, 2, end, &error) != 0) {
+  if (read_exact(fd, stored, 2, end, &error) != ReadFailure::kNone) {
     h->issue = int32_t(HeaderIssue::kReadError);
     return;
   }
@@ -186,7 +186,7 @@ Header read_header(int fd, int64_t file_size, bool verify_crc) {
   uint8_t head[28];
   int32_t error = 0;
   const int64_t first = std::min<int64_t>(file_size, 28);
-  if (first < 12 || read_exact(fd, head, first, 0, &error) != 0) {
+  if (first < 12 || read_exact(fd, head, first, 0, &error) != ReadFailure::kNone) {
     Header h;
     h.issue = int32_t(first < 12 ? HeaderIssue::kTooShort : HeaderIssue::kReadError);
     return h;
@@ -198,7 +198,7 @@ Header read_header(int fd, int64_t file_size, bool verify_crc) {
     const int64_t need = at + 8 * int64_t(h.dim);
     if (file_size >= need) {
       std::vector<uint8_t> bytes(static_cast<size_t>(need));
-      if (read_exact(fd, bytes.data(), need, 0, &error) != 0) {
+      if (read_exact(fd, bytes.data(), need, 0, &error) != ReadFailure::kNone) {
         h.issue = int32_t(HeaderIssue::kReadError);
         return h;
       }
@@ -229,7 +229,7 @@ ReadError read_frames(const Header* headers, const FrameRange* ranges, size_t co
       if (ranges[k].first < 0 || ranges[k].count < 0 || h.dim != dim ||
           ranges[k].first + ranges[k].count > h.available) {
         err.range = int64_t(k);
-        err.code = 3;
+        err.code = int32_t(ReadFailure::kOutOfRange);
         return err;
       }
     }
@@ -246,10 +246,10 @@ ReadError read_frames(const Header* headers, const FrameRange* ranges, size_t co
         buffer.resize(size_t(bytes));
         target = buffer.data();
       }
-      const int rc = read_exact(r.fd, target, bytes, offset, &err.error);
-      if (rc != 0) {
+      const ReadFailure rc = read_exact(r.fd, target, bytes, offset, &err.error);
+      if (rc != ReadFailure::kNone) {
         err.range = int64_t(i);
-        err.code = rc;
+        err.code = int32_t(rc);
         return err;
       }
       if (!direct) {

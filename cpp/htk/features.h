@@ -69,9 +69,16 @@ struct FrameRange {
   int64_t count;   // frames
 };
 
+enum class ReadFailure : int32_t {
+  kNone = 0,
+  kShortRead = 1,   // the file ended before the range: it shrank since it was indexed
+  kIoError = 2,     // pread failed (ReadError::error holds errno)
+  kOutOfRange = 3,  // a range outside the header's frames, or another dim: the caller's bug
+};
+
 struct ReadError {
   int64_t range = -1;  // the failing range
-  int32_t code = 0;    // 1 short read (the file shrank), 2 I/O error
+  int32_t code = 0;    // ReadFailure
   int32_t error = 0;   // errno
 };
 

@@ -28,13 +28,14 @@ from ...streams import StreamDef, StreamInformation
 from .archives import Archives
 from .backend import IMPLEMENTATIONS, backend
 from .chunking import DEFAULT_CHUNK_FRAMES, check_join, chunk_starts_by_frames
+from .codes import COMPRESSED, FESTREAM, HAS_CRC, HeaderIssue, ReadFailure
 from .diagnostics import Diagnostics, HTKStats
 from .htkfile import bad_scale, describe_header_issue, kind_name
 from .options import precision_of, single_stream  # noqa: F401  (re-exported)
 from .scp import ScpRows, load_scp
 from .window import FeatureDimError, feature_window  # noqa: F401  (re-exported)
 
-_COMPRESSED_OR_CRC = 0o2000 | 0o10000
+_COMPRESSED_OR_CRC = COMPRESSED | HAS_CRC
 
 
 class HTKFeatureDeserializer(Deserializer):
@@ -125,10 +126,10 @@ class HTKFeatureDeserializer(Deserializer):
             advice = None if problem is None else ""  # a missing file: no max_errors advice
             if problem is None:
                 j = int(a.header_of[f])
-                issue = int(h["issue"][j])
-                if issue and issue != 6:
+                issue = HeaderIssue(int(h["issue"][j]))
+                if issue and not issue.skips_only_the_missing_part:
                     problem = f"archive {str(a.paths[f])!r}: {describe_header_issue(h, j)}"
-                elif issue == 6:
+                elif issue:
                     beyond = self._beyond(rows, f, int(h["available"][j]))
                     self._diag.charge(("file", str(a.paths[f])),
                                       f"{where}: archive {str(a.paths[f])!r}: "
@@ -164,7 +165,7 @@ class HTKFeatureDeserializer(Deserializer):
     def _consistency(self, f: int, j: int, where: str) -> str | None:
         h = self._archives.headers
         kind = int(h["kind"][j]) & ~_COMPRESSED_OR_CRC
-        guid = h["guid"][j] if kind == 12 else b""
+        guid = h["guid"][j] if kind == FESTREAM else b""
         this = (kind, guid, int(h["dim"][j]), int(h["period"][j]))
         if self._reference is None:
             self._reference, self._reference_file, self._reference_where = this, f, where
@@ -350,12 +351,12 @@ class HTKFeatureDeserializer(Deserializer):
 
     def _read_failed(self, row: int, failure: dict[str, int]) -> None:
         path = self._archives.paths[int(self._rows.path_index[row])]
-        code = int(failure["code"])
+        code = ReadFailure(int(failure["code"]))
         where = f"{self.describe_sequence(row)}: archive {str(path)!r}"
-        if code == 1:
+        if code is ReadFailure.SHORT_READ:
             raise FileChangedError(f"{where}: the file ended early; it changed since the reader "
                                    "indexed it (re-create the reader to read the new contents)")
-        if code == 2:
+        if code is ReadFailure.IO_ERROR:
             raise OSError(int(failure["errno"]), f"{where}: reading failed "
                           f"({os.strerror(int(failure['errno']))})")
         raise FormatError(f"{where}: the range lies outside the file (please report this)")

@@ -27,28 +27,33 @@ from ...streams import StreamDef, StreamInformation
 from ..guarded_file import decode_text, read_small_file
 from .backend import IMPLEMENTATIONS, backend
 from .chunking import DEFAULT_CHUNK_FRAMES, check_join, chunk_starts_by_frames
+from .codes import MlfIssue
 from .diagnostics import Diagnostics, HTKStats, excerpt
-from .text import strip_bom
 from .options import precision_of, single_stream
+from .text import strip_bom
 
 _WHAT = {
-    2: "expected a quoted name like \"utterance.lab\"",
-    3: "a label line needs {columns} columns (start end label ...), but this one has {a}",
-    4: "start and end should be non-negative numbers (100 ns units, or frame indices)",
-    5: "the range ends at frame {b}, before it starts at frame {a}",
-    6: "labels are not consecutive: this range starts at frame {b}, but the previous one ended at "
-       "frame {a} (a gap)",
-    7: "labels are not consecutive: this range starts at frame {b}, but the previous one ended at "
-       "frame {a} (an overlap)",
-    8: "the first range starts at frame {b}; expected frame 0",
-    9: "label {label!r} is not in the label mapping file {states}",
-    10: "without a label mapping file, column 4 should be the class id (a non-negative integer)",
-    11: "class id {a} is not below the label dimension {b} (StreamDef shape / labelDim)",
-    12: "without a label mapping file, label lines need exactly 4 columns (start end name "
-        "class-id), but this one has {a}",
-    13: "the entry has no label lines",
-    14: "the entry has no terminating '.' line",
-    15: "the range reaches past 2^31 frames",
+    MlfIssue.BAD_NAME: "expected a quoted name like \"utterance.lab\"",
+    MlfIssue.TOO_FEW_COLUMNS:
+        "a label line needs {columns} columns (start end label ...), but this one has {a}",
+    MlfIssue.BAD_TIME:
+        "start and end should be non-negative numbers (100 ns units, or frame indices)",
+    MlfIssue.END_BEFORE_START: "the range ends at frame {b}, before it starts at frame {a}",
+    MlfIssue.GAP: "labels are not consecutive: this range starts at frame {b}, but the previous "
+                  "one ended at frame {a} (a gap)",
+    MlfIssue.OVERLAP: "labels are not consecutive: this range starts at frame {b}, but the "
+                      "previous one ended at frame {a} (an overlap)",
+    MlfIssue.FIRST_FRAME: "the first range starts at frame {b}; expected frame 0",
+    MlfIssue.UNKNOWN_LABEL: "label {label!r} is not in the label mapping file {states}",
+    MlfIssue.BAD_CLASS_ID: "without a label mapping file, column 4 should be the class id (a "
+                           "non-negative integer)",
+    MlfIssue.CLASS_ID_TOO_LARGE:
+        "class id {a} is not below the label dimension {b} (StreamDef shape / labelDim)",
+    MlfIssue.COLUMN_COUNT: "without a label mapping file, label lines need exactly 4 columns "
+                           "(start end name class-id), but this one has {a}",
+    MlfIssue.NO_LABELS: "the entry has no label lines",
+    MlfIssue.UNTERMINATED: "the entry has no terminating '.' line",
+    MlfIssue.TOO_LONG: "the range reaches past 2^31 frames",
 }
 
 

@@ -24,11 +24,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .codes import COMPRESSED, FESTREAM, HAS_CRC, HAS_VQ, HeaderIssue, ReadFailure, kind_base
+
 # ---------------------------------------------------------------------- HTK files
 
-HEADER_ISSUES = {1: "too_short", 2: "unsupported_kind", 3: "vq", 4: "bad_sample_size",
-                 5: "bad_sample_count", 6: "truncated", 7: "bad_crc", 8: "read_error"}
-COMPRESSED, HAS_CRC, HAS_VQ, FESTREAM = 0o2000, 0o10000, 0o40000, 12
+HEADER_ISSUES = {int(i): i.name.lower() for i in HeaderIssue if i}
 _SUPPORTED_BASES = (6, 7, 9, 11, FESTREAM)
 
 
@@ -52,55 +52,55 @@ def _blank_header() -> dict[str, Any]:
                 b=np.zeros(0, np.float32), guid=bytes(16))
 
 
-def _kind_issue(h: dict[str, Any]) -> int:
-    """0, or why the kind or sample size cannot be read; sets ``dim``."""
+def _kind_issue(h: dict[str, Any]) -> HeaderIssue:
+    """NONE, or why the kind or sample size cannot be read; sets ``dim``."""
     kind = h["kind"]
-    if (kind & 0o77) not in _SUPPORTED_BASES:
-        return 2
+    if kind_base(kind) not in _SUPPORTED_BASES:
+        return HeaderIssue.UNSUPPORTED_KIND
     if kind & HAS_VQ:
-        return 3
+        return HeaderIssue.VQ
     value_bytes = 2 if kind & COMPRESSED else 4
     if h["sample_size"] == 0 or h["sample_size"] % value_bytes:
-        return 4
+        return HeaderIssue.BAD_SAMPLE_SIZE
     h["dim"] = h["sample_size"] // value_bytes
-    return 0
+    return HeaderIssue.NONE
 
 
 def _data_issue(f: int, size: int, head: bytes, h: dict[str, Any], order: str,
-                samples: int) -> int:
-    """0, or why the data cannot be located; reads the FESTREAM GUID and the ``_C``
+                samples: int) -> HeaderIssue:
+    """NONE, or why the data cannot be located; reads the FESTREAM GUID and the ``_C``
     vectors and sets ``samples`` and ``data_start``."""
     at, dim = 12, h["dim"]
     if h["kind"] == FESTREAM:
         if len(head) < 28:
-            return 1
+            return HeaderIssue.TOO_SHORT
         h["guid"], at = head[12:28], 28
     h["samples"] = samples
     if h["kind"] & COMPRESSED:
         h["samples"] = samples - 4  # HTK counts the A and B vectors as 4 frames
         ab = os.pread(f, 8 * dim, at) if size >= at + 8 * dim else b""
         if len(ab) < 8 * dim:
-            return 1
+            return HeaderIssue.TOO_SHORT
         vectors = np.frombuffer(ab, dtype=order + "f4").astype(np.float32)
         h["a"], h["b"], at = vectors[:dim].copy(), vectors[dim:].copy(), at + 8 * dim
     h["data_start"] = at
-    return 5 if h["samples"] < 0 else 0
+    return HeaderIssue.BAD_SAMPLE_COUNT if h["samples"] < 0 else HeaderIssue.NONE
 
 
-def _extent_issue(f: int, size: int, h: dict[str, Any], order: str, verify: bool) -> int:
-    """0, or 6 (truncated) / 7 (wrong ``_K`` checksum); sets ``available`` and the CRCs."""
+def _extent_issue(f: int, size: int, h: dict[str, Any], order: str, verify: bool) -> HeaderIssue:
+    """NONE, TRUNCATED or BAD_CRC (a wrong ``_K`` checksum); sets ``available`` and the CRCs."""
     at, kind = h["data_start"], h["kind"]
     h["available"] = min(h["samples"], max(0, size - at) // h["sample_size"])
     end = at + h["samples"] * h["sample_size"]
     if size < end + (2 if kind & HAS_CRC else 0):
-        return 6
+        return HeaderIssue.TRUNCATED
     if verify and kind & HAS_CRC:
         first = 28 if kind == FESTREAM else 12
         big = h["swap"] == (np.little_endian is True)
         h["crc_computed"] = crc(os.pread(f, end - first, first), big)
         h["crc_stored"] = struct.unpack(order + "H", os.pread(f, 2, end))[0]
-        return 7 if h["crc_stored"] != h["crc_computed"] else 0
-    return 0
+        return HeaderIssue.BAD_CRC if h["crc_stored"] != h["crc_computed"] else HeaderIssue.NONE
+    return HeaderIssue.NONE
 
 
 def _header(f: int, size: int, verify: bool) -> dict[str, Any]:
@@ -108,7 +108,7 @@ def _header(f: int, size: int, verify: bool) -> dict[str, Any]:
     h = _blank_header()
     head = os.pread(f, min(size, 28), 0)
     if len(head) < 12:
-        return {**h, "issue": 1}
+        return {**h, "issue": HeaderIssue.TOO_SHORT}
     period_le = struct.unpack("<I", head[4:8])[0]
     h["swap"] = int(struct.unpack(">I", head[4:8])[0] < period_le)  # the smaller period wins
     order = ">" if h["swap"] else "<"
@@ -141,11 +141,11 @@ def read_frames(fds: np.ndarray, header_of: np.ndarray, first: np.ndarray, count
                                            count.tolist())):
         if lo < 0 or n < 0 or lo + n > available[h] or sample_size[h] != dim * (
                 2 if kind[h] & COMPRESSED else 4):
-            return {"range": i, "code": 3, "errno": 0}
+            return {"range": i, "code": ReadFailure.OUT_OF_RANGE, "errno": 0}
         order = ">" if (swap[h] != 0) == np.little_endian else "<"
         raw = os.pread(fd, n * int(sample_size[h]), int(data_start[h]) + lo * int(sample_size[h]))
         if len(raw) < n * int(sample_size[h]):
-            return {"range": i, "code": 1, "errno": 0}
+            return {"range": i, "code": ReadFailure.SHORT_READ, "errno": 0}
         if kind[h] & COMPRESSED:
             shorts = np.frombuffer(raw, dtype=order + "i2").reshape(n, dim).astype(np.float32)
             with np.errstate(all="ignore"):  # A may be 0 or B huge in a corrupt file, as in C

@@ -26,19 +26,23 @@ import numpy as np
 from ...errors import FormatError
 from ..guarded_file import read_small_file
 from .backend import backend
+from .codes import ScpIssue
 from .diagnostics import Diagnostics, excerpt
 from .text import strip_bom
 
 _WHAT = {
-    1: "'[' without ','; expected logical=path[start,end]",
-    2: "no ']' after the end frame; expected logical=path[start,end]",
-    3: "text after ']'; expected the line to end after logical=path[start,end]",
-    4: "the start frame is not a non-negative integer below 2^31",
-    5: "the end frame is not a non-negative integer below 2^31",
-    6: "the start frame is after the end frame; expected [start,end] with start <= end (inclusive)",
-    7: "the logical name before '=' is empty",
-    8: "the physical path is empty",
-    9: "MNIST idx ('-ubyte') feature files are not supported; expected HTK files",
+    ScpIssue.MISSING_COMMA: "'[' without ','; expected logical=path[start,end]",
+    ScpIssue.MISSING_BRACKET: "no ']' after the end frame; expected logical=path[start,end]",
+    ScpIssue.TRAILING_TEXT:
+        "text after ']'; expected the line to end after logical=path[start,end]",
+    ScpIssue.BAD_START: "the start frame is not a non-negative integer below 2^31",
+    ScpIssue.BAD_END: "the end frame is not a non-negative integer below 2^31",
+    ScpIssue.START_AFTER_END:
+        "the start frame is after the end frame; expected [start,end] with start <= end "
+        "(inclusive)",
+    ScpIssue.EMPTY_NAME: "the logical name before '=' is empty",
+    ScpIssue.EMPTY_PATH: "the physical path is empty",
+    ScpIssue.IDX_FILE: "MNIST idx ('-ubyte') feature files are not supported; expected HTK files",
 }
 
 

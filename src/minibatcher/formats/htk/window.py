@@ -37,7 +37,10 @@ def check_context(left: int, right: int, option: str = "context", origin: str = 
         >>> check_context(0, 99999999999, "contextWindow", "c.cntk:3")
         Traceback (most recent call last):
         ...
-        minibatcher.errors.ConfigError: option contextWindow (c.cntk:3) should be at most 10000 frames on each side, but got contextWindow=0:99999999999; a wider window only repeats the utterance's edge frames
+        minibatcher.errors.ConfigError: option contextWindow (c.cntk:3) should be at most 10000 ...
+        >>> try: check_context(0, 99999999999, "contextWindow")
+        ... except ConfigError as e: print(str(e).split("but got ")[1])
+        contextWindow=0:99999999999; a wider window only repeats the utterance's edge frames
     """
     if max(left, right) > MAX_CONTEXT:
         given = given or (f"{option}=({left}, {right})" if option == "context"

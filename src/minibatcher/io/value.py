@@ -112,30 +112,60 @@ class Value:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        """``(sequences, max samples, *sample_shape)`` (no sequence axis: ``(samples, ...)``)."""
+        """``(sequences, max samples, *sample_shape)`` (no sequence axis: ``(samples, ...)``).
+
+        Example:
+            >>> Value(batch=np.ones((3, 2), np.float32)).shape
+            (3, 2)
+        """
         return self._data.shape
 
     @property
     def mask(self) -> np.ndarray:
-        """2 where a sequence begins, 1 for its other samples, 0 for padding."""
+        """2 where a sequence begins, 1 for its other samples, 0 for padding.
+
+        Example:
+            >>> Value.one_hot([[1, 2, 0], [2]], 3).mask.tolist()
+            [[2, 1, 1], [2, 0, 0]]
+        """
         return self._data.mask
 
     @property
     def is_sparse(self) -> bool:
-        """Whether the value is sparse (``one_hot``, or CSR sequences)."""
+        """Whether the value is sparse (``one_hot``, or CSR sequences).
+
+        Example:
+            >>> Value.one_hot([[1]], 3).is_sparse, Value(batch=np.ones((1, 3))).is_sparse
+            (True, False)
+        """
         return self._data.is_sparse
 
     @property
     def dtype(self) -> np.dtype:
-        """float32 or float64."""
+        """float32 or float64.
+
+        Example:
+            >>> Value.one_hot([[1]], 3, dtype=np.float64).dtype
+            dtype('float64')
+        """
         return self._data.stream.dtype
 
     def asarray(self) -> Any:
-        """As ``MinibatchData.asarray()``."""
+        """As ``MinibatchData.asarray()`` (dense: padded data; sparse: CSR per sequence).
+
+        Example:
+            >>> Value(batch=[np.ones((2, 1)), np.ones((1, 1))]).asarray()[:, :, 0].tolist()
+            [[1.0, 1.0], [1.0, 0.0]]
+        """
         return self._data.asarray()
 
     def as_sequences(self, variable: Any = None) -> list[Any]:
-        """One array (or CSR matrix) per sequence, without padding."""
+        """One array (or CSR matrix) per sequence, without padding.
+
+        Example:
+            >>> [s.toarray().tolist() for s in Value.one_hot([[1], [0]], 2).as_sequences()]
+            [[[0.0, 1.0]], [[1.0, 0.0]]]
+        """
         return self._data.as_sequences(variable)
 
     def __len__(self) -> int:

@@ -187,24 +187,24 @@ def describe_header_issue(h: dict, i: int) -> str:
         >>> describe_header_issue({"issue": [2], "kind": [10]}, 0)[:45]
         'parameter kind DISCRETE (10) is not supported'
     """
-    issue, kind = HeaderIssue(int(h["issue"][i])), int(h["kind"][i])
-    if issue is HeaderIssue.TOO_SHORT:
+    issue, kind = int(h["issue"][i]), int(h["kind"][i])
+    if issue == HeaderIssue.TOO_SHORT:
         return "the file is too short for an HTK header"
-    if issue is HeaderIssue.UNSUPPORTED_KIND:
+    if issue == HeaderIssue.UNSUPPORTED_KIND:
         return (f"parameter kind {kind_name(kind & 0o77)} ({kind & 0o77}) is not supported; "
                 f"expected {SUPPORTED} features")
-    if issue is HeaderIssue.VQ:
+    if issue == HeaderIssue.VQ:
         return f"vector-quantized files (_V, kind {kind_name(kind)}) are not supported"
-    if issue is HeaderIssue.BAD_SAMPLE_SIZE:
+    if issue == HeaderIssue.BAD_SAMPLE_SIZE:
         size = "2 bytes, _C" if kind & reference.COMPRESSED else "4 bytes, float32"
         return (f"sample size {int(h['sample_size'][i])} bytes is not a positive multiple of the "
                 f"value size ({size})")
-    if issue is HeaderIssue.BAD_SAMPLE_COUNT:
+    if issue == HeaderIssue.BAD_SAMPLE_COUNT:
         return f"the header's sample count is negative ({int(h['samples'][i])})"
-    if issue is HeaderIssue.TRUNCATED:
+    if issue == HeaderIssue.TRUNCATED:
         return (f"the file is truncated: its header promises {int(h['samples'][i])} frames, but "
                 f"only {int(h['available'][i])} are present")
-    if issue is HeaderIssue.BAD_CRC:
+    if issue == HeaderIssue.BAD_CRC:
         return (f"the _K checksum does not match: stored {int(h['crc_stored'][i])}, computed "
                 f"{int(h['crc_computed'][i])} (the file is corrupt)")
     return "the file could not be read"

@@ -26,6 +26,7 @@ namespace nb = nanobind;
 using namespace nb::literals;
 using mb::bindings::AnyArray;
 using mb::bindings::check;
+using mb::bindings::owned_numpy;
 using mb::bindings::Vec1;
 
 namespace {
@@ -49,11 +50,6 @@ struct Ranges {
   mb::Buffer<int64_t> start, length;
   bool contiguous = false;  // one chunk, each range right after the previous one
 };
-
-template <typename T, typename A>
-nb::object numpy_of(std::vector<T, A>&& values) {
-  return mb::bindings::owned_numpy(std::move(values));
-}
 
 class ChunkRegistry {
  public:
@@ -96,7 +92,7 @@ class ChunkRegistry {
       int64_t rows = 0;
       for (int64_t n : r.length) rows += n;
       check(first >= 0 && rows <= sources[0].rows - first, "a gathered range lies outside its chunk");
-      return nb::make_tuple(nb::none(), numpy_of(std::move(r.length)), first, 0);
+      return nb::make_tuple(nb::none(), owned_numpy(std::move(r.length)), first, 0);
     }
     if (out.has_value()) {
       size_t written = 0;
@@ -107,7 +103,7 @@ class ChunkRegistry {
                                            pieces(r, source), out->data(), out->shape(0),
                                            &written);
       }
-      if (ok) return nb::make_tuple(nb::none(), numpy_of(std::move(r.length)), first, written);
+      if (ok) return nb::make_tuple(nb::none(), owned_numpy(std::move(r.length)), first, written);
     }  // out of range (raised below) or too small for the rows: a new array
     mb::Buffer<uint8_t> values;
     bool ok;
@@ -117,7 +113,7 @@ class ChunkRegistry {
                                     &values);
     }
     check(ok, "a gathered range lies outside its chunk");
-    return nb::make_tuple(numpy_of(std::move(values)), numpy_of(std::move(r.length)), first, 0);
+    return nb::make_tuple(owned_numpy(std::move(values)), owned_numpy(std::move(r.length)), first, 0);
   }
 
   // (values, indices, indptr, lengths) of the picked sequences of a sparse stream.
@@ -143,8 +139,8 @@ class ChunkRegistry {
                                   pieces(r, source), &out);
     }
     check(ok, "a gathered range lies outside its chunk, or its indptr is not increasing");
-    return nb::make_tuple(numpy_of(std::move(out.values)), numpy_of(std::move(out.indices)),
-                          numpy_of(std::move(out.indptr)), numpy_of(std::move(r.length)));
+    return nb::make_tuple(owned_numpy(std::move(out.values)), owned_numpy(std::move(out.indices)),
+                          owned_numpy(std::move(out.indptr)), owned_numpy(std::move(r.length)));
   }
 
  private:

@@ -23,28 +23,9 @@ namespace {
 
 using mb::bindings::check;
 using mb::bindings::Vec1;
-using IntArray = nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-
-template <typename T, typename A>
-nb::object numpy_of(std::vector<T, A>&& values) {
-  return mb::bindings::owned_numpy(std::move(values));
-}
-
-// Calls `f` with a typed pointer to the array's integers (any width and sign).
-template <typename F>
-void with_integers(const IntArray& a, const char* name, F&& f) {
-  const nb::dlpack::dtype t = a.dtype();
-  const void* p = a.data();
-  if (t == nb::dtype<int8_t>()) return f(static_cast<const int8_t*>(p));
-  if (t == nb::dtype<int16_t>()) return f(static_cast<const int16_t*>(p));
-  if (t == nb::dtype<int32_t>()) return f(static_cast<const int32_t*>(p));
-  if (t == nb::dtype<int64_t>()) return f(static_cast<const int64_t*>(p));
-  if (t == nb::dtype<uint8_t>()) return f(static_cast<const uint8_t*>(p));
-  if (t == nb::dtype<uint16_t>()) return f(static_cast<const uint16_t*>(p));
-  if (t == nb::dtype<uint32_t>()) return f(static_cast<const uint32_t*>(p));
-  if (t == nb::dtype<uint64_t>()) return f(static_cast<const uint64_t*>(p));
-  throw nb::type_error((std::string(name) + " should be an array of integers").c_str());
-}
+using mb::bindings::IntArray;
+using mb::bindings::owned_numpy;
+using mb::bindings::with_integers;
 
 // Sequence indices of a plan: int32 or int64.
 template <typename F>
@@ -92,7 +73,7 @@ nb::tuple walk(IntArray lengths, IntArray sequences, int64_t start, const Chunks
     });
   });
   check(r.ok, "sequence lengths should be non-negative and sum to less than 2**62");
-  return nb::make_tuple(numpy_of(std::move(selected)), r.stop, r.global_taken, r.local_taken,
+  return nb::make_tuple(owned_numpy(std::move(selected)), r.stop, r.global_taken, r.local_taken,
                         r.at_least_one, r.stopped);
 }
 
@@ -106,8 +87,8 @@ nb::tuple locate(Vec1<int64_t> sequences, Vec1<int64_t> chunk_starts) {
                             chunk_starts.shape(0) - 1, &out);
   }
   check(ok, "a sequence index lies in no chunk");
-  return nb::make_tuple(numpy_of(std::move(out.chunks)), numpy_of(std::move(out.source)),
-                        numpy_of(std::move(out.within)));
+  return nb::make_tuple(owned_numpy(std::move(out.chunks)), owned_numpy(std::move(out.source)),
+                        owned_numpy(std::move(out.within)));
 }
 
 nb::tuple chunk_uses(IntArray sequences, const Chunks& source_chunk, int64_t counter_base,
@@ -123,8 +104,8 @@ nb::tuple chunk_uses(IntArray sequences, const Chunks& source_chunk, int64_t cou
                                 chunk_starts.shape(0) - 1, &out);
   });
   check(ok, "a sequence index lies in no chunk");
-  return nb::make_tuple(numpy_of(std::move(out.chunks)), numpy_of(std::move(out.first)),
-                        numpy_of(std::move(out.last)));
+  return nb::make_tuple(owned_numpy(std::move(out.chunks)), owned_numpy(std::move(out.first)),
+                        owned_numpy(std::move(out.last)));
 }
 
 // (rows used, width, row of each sequence, its first column); the rows and
@@ -146,7 +127,7 @@ nb::tuple first_fit(Vec1<int64_t> lengths) {
     nb::gil_scoped_release release;
     count = mb::engine::first_fit(l, n, rows.data(), starts.data());
   }
-  return nb::make_tuple(count, width, numpy_of(std::move(rows)), numpy_of(std::move(starts)));
+  return nb::make_tuple(count, width, owned_numpy(std::move(rows)), owned_numpy(std::move(starts)));
 }
 
 // Slot flags of a shared-memory ring (adapters/shm_ring.py): one process

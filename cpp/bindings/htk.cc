@@ -17,24 +17,17 @@
 #include "../htk/mlf.h"
 #include "../htk/scp.h"
 #include "../htk/text.h"
+#include "util.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
+using mb::bindings::owned_numpy;
 
 namespace {
 
 template <typename T>
 using Vec1 = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using AnyArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
-
-template <typename T, typename A>
-nb::object numpy_of(std::vector<T, A>&& values) {
-  using Vector = std::vector<T, A>;
-  auto* heap = new Vector(std::move(values));
-  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<Vector*>(p); });
-  size_t shape[1] = {heap->size()};
-  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(heap->data(), 1, shape, owner).cast();
-}
 
 void check(bool ok, const std::string& message) {
   if (!ok) throw nb::value_error(message.c_str());
@@ -50,18 +43,18 @@ nb::dict parse_scp(Vec1<uint8_t> data, const std::string& prefix, const std::str
                            {prefix, scp_dir});
   }
   nb::dict out;
-  out["lines"] = numpy_of(std::move(r.lines));
-  out["offsets"] = numpy_of(std::move(r.offsets));
-  out["issues"] = numpy_of(std::move(r.issues));
-  out["keys"] = numpy_of(std::move(r.keys));
-  out["key_ends"] = numpy_of(std::move(r.key_ends));
+  out["lines"] = owned_numpy(std::move(r.lines));
+  out["offsets"] = owned_numpy(std::move(r.offsets));
+  out["issues"] = owned_numpy(std::move(r.issues));
+  out["keys"] = owned_numpy(std::move(r.keys));
+  out["key_ends"] = owned_numpy(std::move(r.key_ends));
   out["key_text"] = bytes_of(r.key_text);
-  out["path_index"] = numpy_of(std::move(r.path_index));
+  out["path_index"] = owned_numpy(std::move(r.path_index));
   nb::list paths;
   for (const auto& p : r.paths) paths.append(bytes_of(p));
   out["paths"] = paths;
-  out["starts"] = numpy_of(std::move(r.starts));
-  out["ends"] = numpy_of(std::move(r.ends));
+  out["starts"] = owned_numpy(std::move(r.starts));
+  out["ends"] = owned_numpy(std::move(r.ends));
   out["blank_lines"] = r.blank_lines;
   return out;
 }
@@ -81,20 +74,20 @@ nb::dict parse_mlf(Vec1<uint8_t> data, std::optional<std::vector<std::string>> s
   }
   nb::dict out;
   out["header_ok"] = r.header_ok;
-  out["lines"] = numpy_of(std::move(r.lines));
-  out["offsets"] = numpy_of(std::move(r.offsets));
-  out["issues"] = numpy_of(std::move(r.issues));
-  out["issue_lines"] = numpy_of(std::move(r.issue_lines));
-  out["issue_offsets"] = numpy_of(std::move(r.issue_offsets));
-  out["issue_a"] = numpy_of(std::move(r.issue_a));
-  out["issue_b"] = numpy_of(std::move(r.issue_b));
-  out["keys"] = numpy_of(std::move(r.keys));
-  out["key_ends"] = numpy_of(std::move(r.key_ends));
+  out["lines"] = owned_numpy(std::move(r.lines));
+  out["offsets"] = owned_numpy(std::move(r.offsets));
+  out["issues"] = owned_numpy(std::move(r.issues));
+  out["issue_lines"] = owned_numpy(std::move(r.issue_lines));
+  out["issue_offsets"] = owned_numpy(std::move(r.issue_offsets));
+  out["issue_a"] = owned_numpy(std::move(r.issue_a));
+  out["issue_b"] = owned_numpy(std::move(r.issue_b));
+  out["keys"] = owned_numpy(std::move(r.keys));
+  out["key_ends"] = owned_numpy(std::move(r.key_ends));
   out["key_text"] = bytes_of(r.key_text);
-  out["run_ends"] = numpy_of(std::move(r.run_ends));
-  out["frames"] = numpy_of(std::move(r.frames));
-  out["run_class"] = numpy_of(std::move(r.run_class));
-  out["run_length"] = numpy_of(std::move(r.run_length));
+  out["run_ends"] = owned_numpy(std::move(r.run_ends));
+  out["frames"] = owned_numpy(std::move(r.frames));
+  out["run_class"] = owned_numpy(std::move(r.run_class));
+  out["run_length"] = owned_numpy(std::move(r.run_length));
   out["total_lines"] = r.total_lines;
   return out;
 }
@@ -127,22 +120,22 @@ nb::dict read_headers(Vec1<int64_t> fds, Vec1<int64_t> sizes, bool verify_crc) {
     swap[i] = h.swap;
     crc_stored[i] = h.crc_stored;
     crc_computed[i] = h.crc_computed;
-    a.append(numpy_of(std::vector<float>(h.a)));
-    b.append(numpy_of(std::vector<float>(h.b)));
+    a.append(owned_numpy(std::vector<float>(h.a)));
+    b.append(owned_numpy(std::vector<float>(h.b)));
     guid.append(nb::bytes(reinterpret_cast<const char*>(h.guid), 16));
   }
   nb::dict out;
-  out["issue"] = numpy_of(std::move(issue));
-  out["period"] = numpy_of(std::move(period));
-  out["sample_size"] = numpy_of(std::move(sample_size));
-  out["kind"] = numpy_of(std::move(kind));
-  out["dim"] = numpy_of(std::move(dim));
-  out["samples"] = numpy_of(std::move(samples));
-  out["data_start"] = numpy_of(std::move(data_start));
-  out["available"] = numpy_of(std::move(available));
-  out["swap"] = numpy_of(std::move(swap));
-  out["crc_stored"] = numpy_of(std::move(crc_stored));
-  out["crc_computed"] = numpy_of(std::move(crc_computed));
+  out["issue"] = owned_numpy(std::move(issue));
+  out["period"] = owned_numpy(std::move(period));
+  out["sample_size"] = owned_numpy(std::move(sample_size));
+  out["kind"] = owned_numpy(std::move(kind));
+  out["dim"] = owned_numpy(std::move(dim));
+  out["samples"] = owned_numpy(std::move(samples));
+  out["data_start"] = owned_numpy(std::move(data_start));
+  out["available"] = owned_numpy(std::move(available));
+  out["swap"] = owned_numpy(std::move(swap));
+  out["crc_stored"] = owned_numpy(std::move(crc_stored));
+  out["crc_computed"] = owned_numpy(std::move(crc_computed));
   out["a"] = a;
   out["b"] = b;
   out["guid"] = guid;
@@ -266,7 +259,7 @@ nb::object key_hashes(Vec1<uint8_t> text, Vec1<int64_t> ends) {
         std::string_view(reinterpret_cast<const char*>(text.data()) + begin, size_t(end - begin)));
     begin = end;
   }
-  return numpy_of(std::move(out));
+  return owned_numpy(std::move(out));
 }
 
 nb::int_ crc_of(Vec1<uint8_t> data, bool swap) {

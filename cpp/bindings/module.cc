@@ -20,6 +20,9 @@
 
 namespace nb = nanobind;
 using namespace nb::literals;
+using mb::bindings::IntArray;
+using mb::bindings::owned_numpy;
+using mb::bindings::with_integers;
 
 void bind_htk(nb::module_& m);  // cpp/bindings/htk.cc
 void bind_engine(nb::module_& m);  // cpp/bindings/engine.cc
@@ -33,12 +36,6 @@ namespace {
 template <typename T>
 using Vec1 = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
-// Moves a vector into a NumPy array that owns it (freed without the GIL when large).
-template <typename T, typename A>
-nb::object to_numpy(std::vector<T, A>&& values) {
-  return mb::bindings::owned_numpy(std::move(values));
-}
-
 void require(bool ok, const std::string& message) {
   if (!ok) throw nb::value_error(message.c_str());
 }
@@ -49,15 +46,15 @@ nb::dict index_result(mb::ctf::IndexResult&& result) {
   out["status_offset"] = result.status_offset;
   out["status_line"] = result.status_line;
   out["line_mode"] = result.line_mode;
-  out["keys"] = to_numpy(std::move(result.keys));
-  out["offsets"] = to_numpy(std::move(result.offsets));
-  out["sizes"] = to_numpy(std::move(result.sizes));
-  out["rows"] = to_numpy(std::move(result.rows));
-  out["lines"] = to_numpy(std::move(result.lines));
+  out["keys"] = owned_numpy(std::move(result.keys));
+  out["offsets"] = owned_numpy(std::move(result.offsets));
+  out["sizes"] = owned_numpy(std::move(result.sizes));
+  out["rows"] = owned_numpy(std::move(result.rows));
+  out["lines"] = owned_numpy(std::move(result.lines));
   out["total_lines"] = result.total_lines;
   out["ignored_lines"] = result.ignored_lines;
-  out["dropped_offsets"] = to_numpy(std::move(result.dropped_offsets));
-  out["dropped_lines"] = to_numpy(std::move(result.dropped_lines));
+  out["dropped_offsets"] = owned_numpy(std::move(result.dropped_offsets));
+  out["dropped_lines"] = owned_numpy(std::move(result.dropped_lines));
   return out;
 }
 
@@ -107,34 +104,17 @@ void bind_streaming_indexer(nb::module_& m) {
       });
 }
 
-using IntArray = nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-
-// Calls `f` with a typed pointer to the array's integers (any width and sign).
-template <typename F>
-void with_integers(const IntArray& a, F&& f) {
-  const nb::dlpack::dtype t = a.dtype();
-  const void* p = a.data();
-  if (t == nb::dtype<int8_t>()) return f(static_cast<const int8_t*>(p));
-  if (t == nb::dtype<int16_t>()) return f(static_cast<const int16_t*>(p));
-  if (t == nb::dtype<int32_t>()) return f(static_cast<const int32_t*>(p));
-  if (t == nb::dtype<int64_t>()) return f(static_cast<const int64_t*>(p));
-  if (t == nb::dtype<uint8_t>()) return f(static_cast<const uint8_t*>(p));
-  if (t == nb::dtype<uint16_t>()) return f(static_cast<const uint16_t*>(p));
-  if (t == nb::dtype<uint32_t>()) return f(static_cast<const uint32_t*>(p));
-  throw nb::type_error("offsets and sizes should be arrays of integers of at most 64 bits");
-}
-
 nb::object chunk_starts(IntArray offsets, IntArray sizes, int64_t max_chunk) {
   require(offsets.shape(0) == sizes.shape(0), "offsets and sizes should have the same length");
   require(max_chunk > 0, "max_chunk should be positive");
   std::vector<int64_t> starts;
-  with_integers(offsets, [&](const auto* o) {
-    with_integers(sizes, [&](const auto* s) {
+  with_integers(offsets, "offsets", [&](const auto* o) {
+    with_integers(sizes, "sizes", [&](const auto* s) {
       nb::gil_scoped_release release;
       starts = mb::ctf::chunk_starts(o, s, offsets.shape(0), max_chunk);
     });
   });
-  return to_numpy(std::move(starts));
+  return owned_numpy(std::move(starts));
 }
 
 template <typename T>
@@ -142,11 +122,11 @@ nb::dict parse_result(mb::ctf::ParseResult<T>&& result) {
   nb::list streams;
   for (auto& s : result.streams) {
     nb::dict d;
-    d["values"] = to_numpy(std::move(s.values));
-    d["indices"] = s.indices64.empty() ? to_numpy(std::move(s.indices32))
-                                       : to_numpy(std::move(s.indices64));
-    d["indptr"] = to_numpy(std::move(s.indptr));
-    d["sequence_samples"] = to_numpy(std::move(s.sequence_samples));
+    d["values"] = owned_numpy(std::move(s.values));
+    d["indices"] = s.indices64.empty() ? owned_numpy(std::move(s.indices32))
+                                       : owned_numpy(std::move(s.indices64));
+    d["indptr"] = owned_numpy(std::move(s.indptr));
+    d["sequence_samples"] = owned_numpy(std::move(s.sequence_samples));
     d["samples"] = s.samples;
     streams.append(d);
   }
@@ -158,7 +138,7 @@ nb::dict parse_result(mb::ctf::ParseResult<T>&& result) {
   }
   nb::dict out;
   out["streams"] = streams;
-  out["issues"] = to_numpy(std::move(issues));
+  out["issues"] = owned_numpy(std::move(issues));
   out["errors"] = result.errors;
   out["dense_short"] = result.dense_short;
   out["unknown_inputs"] = result.unknown_inputs;
@@ -311,11 +291,11 @@ nb::dict block_randomize(Vec1<int64_t> chunk_sequences, Vec1<int64_t> chunk_samp
                                         chunk_sequences.shape(0), window, sample_based, seed);
   }
   nb::dict out;
-  out["chunk_order"] = to_numpy(std::move(order.chunk_order));
-  out["window_begin"] = to_numpy(std::move(order.window_begin));
-  out["window_end"] = to_numpy(std::move(order.window_end));
-  out["sequences"] = to_numpy(std::move(order.sequences));
-  out["source_chunk"] = to_numpy(std::move(order.source_chunk));
+  out["chunk_order"] = owned_numpy(std::move(order.chunk_order));
+  out["window_begin"] = owned_numpy(std::move(order.window_begin));
+  out["window_end"] = owned_numpy(std::move(order.window_end));
+  out["sequences"] = owned_numpy(std::move(order.sequences));
+  out["source_chunk"] = owned_numpy(std::move(order.source_chunk));
   return out;
 }
 
@@ -343,7 +323,7 @@ nb::object gather_dense(const std::vector<AnyArray>& values, size_t row_bytes,
     ok = mb::engine::gather_dense(sources.data(), sources.size(), row_bytes, p, &out);
   }
   require(ok, "a gathered range lies outside its source");
-  return to_numpy(std::move(out));
+  return owned_numpy(std::move(out));
 }
 
 nb::tuple gather_csr(const std::vector<AnyArray>& values, const std::vector<AnyArray>& indices,
@@ -370,8 +350,8 @@ nb::tuple gather_csr(const std::vector<AnyArray>& values, const std::vector<AnyA
     ok = mb::engine::gather_csr(sources.data(), sources.size(), value_bytes, index_bytes, p, &out);
   }
   require(ok, "a gathered range lies outside its source, or its indptr is not increasing");
-  return nb::make_tuple(to_numpy(std::move(out.values)), to_numpy(std::move(out.indices)),
-                        to_numpy(std::move(out.indptr)));
+  return nb::make_tuple(owned_numpy(std::move(out.values)), owned_numpy(std::move(out.indices)),
+                        owned_numpy(std::move(out.indptr)));
 }
 
 nb::tuple sequence_ranges(const std::vector<Vec1<int64_t>>& offsets, Vec1<int32_t> source,
@@ -389,7 +369,7 @@ nb::tuple sequence_ranges(const std::vector<Vec1<int64_t>>& offsets, Vec1<int32_
                                              source.data(), within.data(), n, start.data(),
                                              length.data());
   require(ok, "a sequence index lies outside its source's offsets");
-  return nb::make_tuple(to_numpy(std::move(start)), to_numpy(std::move(length)));
+  return nb::make_tuple(owned_numpy(std::move(start)), owned_numpy(std::move(length)));
 }
 
 }  // namespace

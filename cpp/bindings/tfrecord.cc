@@ -14,23 +14,16 @@
 #include "../tfrecord/crc32c.h"
 #include "../tfrecord/example.h"
 #include "../tfrecord/records.h"
+#include "util.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
+using mb::bindings::owned_numpy;
 
 namespace {
 
 using Bytes = nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using Ends = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-
-template <typename T, typename A>
-nb::object numpy(std::vector<T, A>&& values) {
-  using Vector = std::vector<T, A>;
-  auto* heap = new Vector(std::move(values));
-  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<Vector*>(p); });
-  size_t shape[1] = {heap->size()};
-  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(heap->data(), 1, shape, owner).cast();
-}
 
 void require(bool ok, const std::string& message) {
   if (!ok) throw nb::value_error(message.c_str());
@@ -49,7 +42,7 @@ void put_status(nb::dict& out, R& r) {
   out["next"] = r.next;
   out["status"] = int(r.status);
   out["status_offset"] = r.status_offset;
-  out["bad"] = numpy(std::move(r.bad));
+  out["bad"] = owned_numpy(std::move(r.bad));
 }
 
 nb::dict scan(Bytes data, int64_t pos, int64_t max_records, bool verify, bool skip_bad) {
@@ -60,8 +53,8 @@ nb::dict scan(Bytes data, int64_t pos, int64_t max_records, bool verify, bool sk
     r = mb::tfrecord::scan(data.data(), data.shape(0), pos, limits(max_records, -1, verify, skip_bad));
   }
   nb::dict out;
-  out["frames"] = numpy(std::move(r.frames));
-  out["lengths"] = numpy(std::move(r.lengths));
+  out["frames"] = owned_numpy(std::move(r.frames));
+  out["lengths"] = owned_numpy(std::move(r.lengths));
   put_status(out, r);
   return out;
 }
@@ -76,9 +69,9 @@ nb::dict read_batch(Bytes data, int64_t pos, int64_t max_records, int64_t max_by
                            limits(max_records, max_bytes, verify, skip_bad));
   }
   nb::dict out;
-  out["data"] = numpy(std::move(r.data));
-  out["ends"] = numpy(std::move(r.ends));
-  out["frames"] = numpy(std::move(r.frames));
+  out["data"] = owned_numpy(std::move(r.data));
+  out["ends"] = owned_numpy(std::move(r.ends));
+  out["frames"] = owned_numpy(std::move(r.frames));
   put_status(out, r);
   return out;
 }
@@ -107,7 +100,7 @@ nb::dict read_list(Bytes data, int64_t pos, int64_t max_records, int64_t max_byt
   }
   nb::dict out;
   out["records"] = records;
-  out["frames"] = numpy(std::move(r.frames));
+  out["frames"] = owned_numpy(std::move(r.frames));
   put_status(out, r);
   return out;
 }
@@ -203,13 +196,13 @@ std::vector<mb::tfrecord::RecordSpan> spans_of(nb::handle records, std::vector<n
 
 nb::dict column(mb::tfrecord::FeatureValues& f, mb::tfrecord::Kind kind, bool sequence) {
   nb::dict d;
-  d["counts"] = numpy(std::move(f.counts));
-  if (sequence) d["steps"] = numpy(std::move(f.steps));
-  if (kind == mb::tfrecord::Kind::kInt64) d["values"] = numpy(std::move(f.ints));
-  if (kind == mb::tfrecord::Kind::kFloat) d["values"] = numpy(std::move(f.floats));
+  d["counts"] = owned_numpy(std::move(f.counts));
+  if (sequence) d["steps"] = owned_numpy(std::move(f.steps));
+  if (kind == mb::tfrecord::Kind::kInt64) d["values"] = owned_numpy(std::move(f.ints));
+  if (kind == mb::tfrecord::Kind::kFloat) d["values"] = owned_numpy(std::move(f.floats));
   if (kind == mb::tfrecord::Kind::kBytes) {
-    d["values"] = numpy(std::move(f.bytes));
-    d["byte_ends"] = numpy(std::move(f.byte_ends));
+    d["values"] = owned_numpy(std::move(f.bytes));
+    d["byte_ends"] = owned_numpy(std::move(f.byte_ends));
   }
   return d;
 }
@@ -314,9 +307,9 @@ nb::object decode_one(nb::bytes record, const std::vector<std::string>& names,
       }
       out.append(values);
     } else if (specs[k].kind == mb::tfrecord::Kind::kInt64) {
-      out.append(numpy(std::move(f.ints)));
+      out.append(owned_numpy(std::move(f.ints)));
     } else {
-      out.append(numpy(std::move(f.floats)));
+      out.append(owned_numpy(std::move(f.floats)));
     }
   }
   return out;

@@ -49,6 +49,25 @@ template <typename T>
 using Vec1 = nanobind::ndarray<const T, nanobind::ndim<1>, nanobind::c_contig,
                                nanobind::device::cpu>;
 using AnyArray = nanobind::ndarray<nanobind::ro, nanobind::c_contig, nanobind::device::cpu>;
+using IntArray =
+    nanobind::ndarray<nanobind::ro, nanobind::ndim<1>, nanobind::c_contig, nanobind::device::cpu>;
+
+// Calls `f` with a typed pointer to the array's integers (any width and sign); anything else
+// is a TypeError naming the argument.
+template <typename F>
+void with_integers(const IntArray& a, const char* name, F&& f) {
+  const nanobind::dlpack::dtype t = a.dtype();
+  const void* p = a.data();
+  if (t == nanobind::dtype<int8_t>()) return f(static_cast<const int8_t*>(p));
+  if (t == nanobind::dtype<int16_t>()) return f(static_cast<const int16_t*>(p));
+  if (t == nanobind::dtype<int32_t>()) return f(static_cast<const int32_t*>(p));
+  if (t == nanobind::dtype<int64_t>()) return f(static_cast<const int64_t*>(p));
+  if (t == nanobind::dtype<uint8_t>()) return f(static_cast<const uint8_t*>(p));
+  if (t == nanobind::dtype<uint16_t>()) return f(static_cast<const uint16_t*>(p));
+  if (t == nanobind::dtype<uint32_t>()) return f(static_cast<const uint32_t*>(p));
+  if (t == nanobind::dtype<uint64_t>()) return f(static_cast<const uint64_t*>(p));
+  throw nanobind::type_error((std::string(name) + " should be an array of integers").c_str());
+}
 
 // Raises ValueError(message) unless ok.
 inline void check(bool ok, const char* message) {

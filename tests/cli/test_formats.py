@@ -58,7 +58,7 @@ def test_inspect_figures(capsys: pytest.CaptureFixture) -> None:
     assert mlf["frames"] == sum(mlf["labels"].values()) == 1918 and "iy_s3_1" in mlf["labels"]
     tfds = report(capsys, str(GOLDEN / "htk/feats/1.0.0"), "--verify")
     assert tfds["splits"][0]["shard_lengths"] == [4]
-    assert tfds["labels"]["train"]["labels"] == {"0": 3, "1": 6, "2": 5}  # 14 frames
+    assert tfds["labels"]["train"]["labels"] == {"sil": 3, "ah": 6, "eh": 5}  # labels.labels.txt
     text = report(capsys, str(GOLDEN / "text.txt"))
     assert (text["lines"], text["blank_lines"], text["tokens"]) == (15, 3, 30)
     records = report(capsys, str(DATA / "tf_golden/tfrecord/records*.tfrecord"))
@@ -73,13 +73,15 @@ def test_inspect_config_lists_its_readers(capsys: pytest.CaptureFixture, tmp_pat
         '  input = [ x = [ dim = 2; format = "dense" ] ] ] ]\n'
         'Test = [ reader = [ readerType = "CNTKTextFormatReader"; file = "missing.ctf"\n'
         '  input = [ x = [ dim = 2; format = "dense" ] ] ] ]\n')
-    r = report(capsys, str(tmp_path / "r.cntk"))
+    r = report(capsys, str(tmp_path / "r.cntk"), status=2)  # a file the config names is missing
     assert r["sections"][0] == {"section": "Train", "deserializer": "d.ctf",
                                 "sequences": 3, "samples": 3, "chunks": 1,
                                 "streams": ["x:2:dense"]}
     assert r["problems"] == 1 and "missing.ctf" in r["first_problems"][0] and "error" not in r
-    out = run(capsys, "validate", str(tmp_path / "r.cntk"), status=1)
+    assert r["configuration_errors"] == 1 and r["sections"][1]["config_error"] is True
+    out = run(capsys, "validate", str(tmp_path / "r.cntk"), status=2)
     assert "error 1: section Test:" in out and "section Train  3 sequences" in out
+    assert "section Test   cannot be built (the config is wrong)" in out
     assert "summary: OK" in run(capsys, "validate", str(tmp_path / "r.cntk"), "--section", "Train")
 
 

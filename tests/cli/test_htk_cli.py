@@ -93,11 +93,13 @@ def test_relative_archive_paths_follow_one_rule(capsys, tmp_path, monkeypatch):
     assert MinibatchSource.from_config(exp / "c.cntk", "r").sweep_size == 5
     r = run_json(capsys, str(exp / "lists" / "train.scp"))
     assert (r["frames"], r["problems"], r["base_dir"]) == (2, 1, str(elsewhere))
-    assert "relative archive paths resolve against base_dir=" in r["first_problems"][0]
+    assert f"relative archive paths resolve against {elsewhere} (the working directory" in \
+        r["first_problems"][0] and "--base-dir DIR to change it" in r["first_problems"][0]
     assert run_json(capsys, str(exp / "lists" / "train.scp"), "--base-dir", str(exp))["frames"] == 5
     with pytest.raises(ErrorBudgetExceeded, match=r"cannot open archive .*feats/a\.htk.*; relative "
-                                                   r"archive paths resolve against base_dir=.*"
-                                                   r"elsewhere \(the working directory"):
+                                                   r"archive paths resolve against .*"
+                                                   r"elsewhere \(the working directory.*"
+                                                   r"pass base_dir=DIR to change it"):
         HTKFeatureDeserializer({"x": StreamDef(scp=str(exp / "lists" / "train.scp"), shape=2)},
                                trace_level=0)
     f = HTKFeatureDeserializer({"x": StreamDef(scp=str(exp / "lists" / "train.scp"), shape=2)},

@@ -91,7 +91,7 @@ def test_mlf_problems(tmp_path: Path, capsys) -> None:
     assert "summary: 2 error(s)" in out and "duplicates          1" in out
     out, _ = run(capsys, "validate", str(tmp_path / "l.mlf"), "--labels",
                  str(tmp_path / "s.list"), "--max-errors", "1", status=1)
-    assert "stopped: more than --max-errors=1 errors" in out
+    assert "stopped: more than --max-errors 1 errors" in out
 
 
 def test_tfrecord_problems(tmp_path: Path, capsys) -> None:
@@ -105,8 +105,10 @@ def test_tfrecord_problems(tmp_path: Path, capsys) -> None:
     (tmp_path / "crc.tfrecord").write_bytes(bytes(data))
     out, _ = run(capsys, "validate", str(tmp_path / "crc.tfrecord"), status=1)
     assert f"corrupted record 1 at byte {frame}: its data CRC does not match" in out
-    assert "use --max-errors N" in out and "verify_crc=False (Python API)" in out
-    assert "records   4" in out
+    assert "use --max-errors N" in out and "or --no-verify-crc to read" in out
+    assert "records   4" in out and "verify_crc" not in out and "max_errors" not in out
+    out, _ = run(capsys, "validate", str(tmp_path / "crc.tfrecord"), "--no-verify-crc", status=0)
+    assert "summary: OK, no errors" in out and "records   4" in out
     (tmp_path / "cut.tfrecord").write_bytes(path.read_bytes()[:-3])
     out, _ = run(capsys, "validate", str(tmp_path / "cut.tfrecord"), status=1)
     assert "truncated record at byte" in out
@@ -151,7 +153,93 @@ def test_config_problems(tmp_path: Path, capsys) -> None:
     (tmp_path / "r.cntk").write_text('reader = [ readerType = "CNTKTextFormatReader"; file = '
                                      '"missing.ctf"\n input = [ x = [ dim = 1; format = "dense" ] ]'
                                      ' ]\n')
-    out, _ = run(capsys, "inspect", str(tmp_path / "r.cntk"), status=1)
-    assert "no such file" in out
-    out, _ = run(capsys, "validate", str(tmp_path / "r.cntk"), status=1)
+    # a file named in a config that does not exist is a configuration error: exit 2 everywhere
+    out, _ = run(capsys, "inspect", str(tmp_path / "r.cntk"), status=2)
+    assert "no such file" in out and "pass --base-dir DIR to change it" in out
+    assert "base_dir" not in out and "CLI:" not in out
+    out, _ = run(capsys, "validate", str(tmp_path / "r.cntk"), status=2)
     assert "error 1: section (top level): " in out and "missing.ctf" in out
+    _, err = run(capsys, "cat", str(tmp_path / "r.cntk"), status=2)
+    assert "missing.ctf" in err and "no such file" in err
+    out, _ = run(capsys, "inspect", str(tmp_path / "r.cntk"), "--base-dir", str(tmp_path / "d"),
+                 status=2)  # the advice names the flag that was given, not base_dir=
+    assert f"resolve against --base-dir {tmp_path / 'd'}; pass another --base-dir DIR" in out
+
+
+@pytest.mark.parametrize("content", [b"u=a\x00b.htk[0,1]\n",
+                                     np.random.default_rng(16).bytes(3000) + b"\n\x00\n"],
+                         ids=["nul-byte", "garbage"])
+def test_an_scp_with_nul_bytes_is_bad_data_for_every_command(tmp_path: Path, capsys,
+                                                             content: bytes) -> None:
+    """A NUL byte in an archive path was an uncaught ``ValueError: embedded null byte`` in
+    validate, cat and convert, and ``inspect`` said "problems: none"."""
+    scp = tmp_path / "g.scp"
+    scp.write_bytes(content)
+    out, err = run(capsys, "inspect", str(scp), status=1)
+    assert f"! {scp}:" in out and "problems:      none" not in out and err == ""
+    r = json.loads(run(capsys, "inspect", str(scp), "--json", status=1)[0])
+    assert r["utterances"] == 0 and r["problems"] >= 1 and r["skipped"] == r["problems"]
+    assert "no utterance to read" in r["error"]
+    out, err = run(capsys, "validate", str(scp), status=1)
+    assert f"error 1: {scp}:" in out and err == ""
+    assert f"skipped utterances  {r['skipped']}" in out  # what the reader skipped
+    _, err = run(capsys, "cat", str(scp), status=1)
+    assert f"while reading {scp}: {scp}:" in err and "Traceback" not in err
+    _, err = run(capsys, "cat", str(scp), "--max-errors", "100000", status=1)
+    assert f"{scp}: no utterance to read" in err
+    for target in (["o.tfrecord"], ["ds", "--to", "tfds"], ["o.parquet"]):
+        _, err = run(capsys, "convert", str(scp), str(tmp_path / target[0]), *target[1:],
+                     status=1)
+        assert f"while reading {scp}: {scp}:" in err and "embedded null byte" not in err
+    assert "the physical path contains a NUL byte (\\x00)" in out + err
+    if content.startswith(b"u=a"):
+        assert f"{scp}:1: the physical path contains a NUL byte (\\x00)" in err
+        assert "    u=a\\x00b.htk[0,1]" in err
+
+
+def test_validate_counts_what_an_mlf_reader_skipped_before_nothing_was_left(
+        tmp_path: Path, capsys) -> None:
+    """The error said "(1 skipped)" but the summary said "skipped utterances 0"."""
+    (tmp_path / "c.mlf").write_text('#!MLF!#\n"u2.lab"\n0 1 s\n.\n')
+    out, _ = run(capsys, "validate", str(tmp_path / "c.mlf"), status=1)
+    assert "no label entry to read (1 skipped)" in out and "skipped utterances  1" in out
+    out, _ = run(capsys, "validate", str(tmp_path / "c.mlf"), "--max-errors", "0", status=1)
+    assert "skipped utterances  unknown (reading stopped)" in out
+
+
+def test_tfrecord_inspect_counts_the_readable_records(tmp_path: Path, capsys) -> None:
+    """One bad data CRC made inspect report "records: 0" and drop the file, advising
+    "max_errors=0 ... verify_crc=False" in Python's words."""
+    path = tmp_path / "r.tfrecord"
+    with TFRecordWriter(path) as w:
+        for i in range(3):
+            w.write(encode_example({"x": [i, i + 1]}))
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # inside record 1's data
+    path.write_bytes(bytes(data))
+    out, _ = run(capsys, "inspect", str(path), status=0)
+    assert "records:   3 (15..15 bytes each; 1 of the first 3 with a bad data CRC)" in out
+    assert "features (tf.train.Example, the first 2 readable records):" in out
+    assert "corrupted record 1 at byte 31" in out and "--no-verify-crc to read" in out
+    assert "max_errors" not in out and "verify_crc=" not in out
+    r = json.loads(run(capsys, "inspect", str(path), "--json", status=0)[0])
+    assert (r["records"], r["problems"], r["files"][0]["corrupted"]) == (3, 1, 1)
+    assert r["features"] == [{"name": "x", "kind": "int64", "min": 2, "max": 2, "records": 2}]
+    out, _ = run(capsys, "inspect", str(path), "--no-verify-crc", status=0)
+    assert "problems:      none" in out
+    _, err = run(capsys, "inspect", str(path), "--max-errors", "0", status=1)
+    assert "(--max-errors 0)" in err and "corrupted record 1" in err
+
+
+def test_tfds_dataset_info_says_what_is_missing(tmp_path: Path, capsys) -> None:
+    """No name: "should be a JSON object with a 'name', but got dict"; only a name: exit 0
+    and "problems: none" for a folder with nothing to read."""
+    (tmp_path / "dataset_info.json").write_text('{"version": "1.0.0", "splits": []}')
+    _, err = run(capsys, "inspect", str(tmp_path), status=1)
+    assert "expected the dataset's 'name'" in err and "but it has no 'name' (its keys: " \
+        "'version', 'splits')" in err and "got dict" not in err
+    (tmp_path / "dataset_info.json").write_text('{"name": "x"}')
+    out, _ = run(capsys, "inspect", str(tmp_path), status=1)
+    assert "error: " in out and "dataset_info.json: no split to read: 'splits' is missing" in out
+    out, _ = run(capsys, "validate", str(tmp_path), status=1)
+    assert "error 1: " in out and "no split to read" in out

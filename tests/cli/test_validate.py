@@ -61,7 +61,7 @@ def test_max_errors_stops_early(write, capsys: pytest.CaptureFixture) -> None:
     assert validate(path, "--stream", "x:2:dense", "--max-errors", "1",
                     "--skip-sequence-ids") == 1
     out = capsys.readouterr().out
-    assert "stopped: more than --max-errors=1 errors" in out
+    assert "stopped: more than --max-errors 1 errors" in out
     assert "summary: reading stopped early" in out
 
 

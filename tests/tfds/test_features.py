@@ -154,7 +154,10 @@ def test_corrupted_shard_names_file_and_offset(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("text, message", [
     ("{", r"dataset_info.json:1:2 \(byte 1\): malformed JSON"),
-    ("[]", "should be a JSON object with a 'name'"),
+    ("[]", r"should be a JSON object \(TFDS's DatasetInfo\), but it is an array"),
+    ('{"version": "1.0.0"}', r"expected the dataset's 'name' .*, but it has no 'name' \(its keys: "
+                             r"'version'\)"),
+    ('{"name": 7}', r"'name' should be a string \(the dataset's name\), but got name=7"),
     ('{"name": "x", "splits": [{"name": "train"}]}', "has no 'shardLengths'"),
     ('{"name": "x", "splits": [{"name": "train", "shardLengths": ["a"]}]}',
      "'shardLengths' should be a list of integers"),

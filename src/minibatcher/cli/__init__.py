@@ -3,12 +3,13 @@
 Every command reads every format (CTF, HTK features with SCP lists and MLF
 labels, TFRecord, TFDS folders, text, CNTK configs), detected by
 :mod:`minibatcher.formats.detect`. Exit status, the same for every
-subcommand: 0 on success; 1 when the data has errors (``validate``), cannot be
-read, or has no sequence at all (an empty, blank or comment-only file); 2 for
-a bad command line or configuration (unknown option, bad ``--stream`` spec,
-missing file, invalid config, a file named in a config that does not exist).
-Error advice names the command's flags (``--max-errors N``), not the Python
-arguments the library's messages name.
+subcommand: 0 on success; 1 when the data is wrong: it has errors
+(``validate``), cannot be read, or has no sequence at all (an empty, blank or
+comment-only file); 2 when the command line or configuration is wrong (unknown
+option, bad ``--stream`` spec, missing file, invalid config, a file named in a
+config that does not exist: ``inspect`` and ``validate`` report every section
+first). Error advice names the command's flags (``--max-errors N``,
+``--base-dir DIR``), not the Python arguments the library's messages name.
 
 Progress bars (files over 64 MiB, with tqdm) are drawn only when stderr is a
 terminal, so logs never get ``\\r`` lines; ``--progress`` / ``--no-progress``
@@ -40,10 +41,11 @@ formats (detected from the content, then the name; --format to say it): CTF,
 HTK feature files, SCP lists, MLF labels, TFRecord files, TFDS dataset folders,
 UTF-8 text, CNTK configs. `minibatcher COMMAND --help` says what each reads.
 
-exit status: 0 success; 1 the data has errors (validate), could not be read, or has
-no sequence (an empty, blank or comment-only file); 2 bad command line or
-configuration (unknown option, bad --stream spec, missing file, invalid config, a
-file named in a config that does not exist). The same for every command.
+exit status: 0 success; 1 the data is wrong: it has errors (validate), could not
+be read, or has no sequence (an empty, blank or comment-only file); 2 the command
+line or configuration is wrong (unknown option, bad --stream spec, missing file,
+invalid config, a file named in a config that does not exist). The same for every
+command.
 Progress bars (files over 64 MiB, conversions) are drawn only when stderr is a
 terminal (--progress/--no-progress to force) and need tqdm: pip install 'minibatcher[cli]'."""
 

@@ -96,8 +96,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     _add_speech_options(parser)
     parser.add_argument("--split", default="train", help="TFDS: the split to print (default: "
                         "%(default)s; any split spec such as 'test[:10]')")
-    parser.add_argument("--no-verify-crc", dest="verify_crc", action="store_false",
-                        help="TFRecord and TFDS: read without checking the records' data CRCs")
+    common.add_verify_crc_option(parser, "the data CRCs of TFRecord and TFDS records, or the "
+                                 "_K checksums of HTK archives")
     return parser
 
 
@@ -231,7 +231,7 @@ def _speech_source(args: argparse.Namespace, kind: str, path: Path) -> Minibatch
         context = (left, right) if left or right else None
         parts.append(HTKFeatureDeserializer(
             {"features": StreamDef(scp=str(path), context=context)}, base_dir=args.base_dir,
-            **errors))
+            verify_crc=getattr(args, "verify_crc", True), **errors))
     if mlf:
         parts.append(HTKMLFDeserializer(labels, {"labels": StreamDef(mlf=mlf, shape=dim)},
                                         **errors))

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import ConfigError, FormatError
 from ..formats.detect import FORMATS, Detected, UnknownFormatError, detect_format
@@ -132,6 +132,35 @@ def existing_file(path: str, what: str = "FILE") -> Path:
     if not p.is_file():
         raise UsageError(f"{what} should be a regular file, but got {what}={path!r} (not a file)")
     return p
+
+
+#: ``--max-errors`` of ``inspect`` and ``validate`` by default: every problem is counted.
+COUNT_ALL = 1_000_000
+
+
+def add_max_errors_option(parser: Any, default: int | None, what: str) -> None:
+    """Adds ``--max-errors N`` (``what`` says what happens past N).
+
+    Example:
+        >>> p = argparse.ArgumentParser(); add_max_errors_option(p, 0, "stop")
+        >>> p.parse_args(["--max-errors", "3"]).max_errors
+        3
+    """
+    parser.add_argument("--max-errors", type=int, default=default, metavar="N",
+                        help=f"{what} (default: %(default)s)")
+
+
+def add_verify_crc_option(parser: Any, what: str) -> None:
+    """Adds ``--no-verify-crc`` (``verify_crc=False`` of the Python API); ``what`` says which
+    checksums it skips.
+
+    Example:
+        >>> p = argparse.ArgumentParser(); add_verify_crc_option(p, "TFRecord data CRCs")
+        >>> p.parse_args([]).verify_crc, p.parse_args(["--no-verify-crc"]).verify_crc
+        (True, False)
+    """
+    parser.add_argument("--no-verify-crc", dest="verify_crc", action="store_false",
+                        help=f"read without checking {what}")
 
 
 def add_format_option(parser: argparse.ArgumentParser) -> None:

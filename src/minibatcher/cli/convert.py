@@ -88,8 +88,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help="skip up to N malformed items (CTF values and lines, SCP lines, "
                              "archives and utterances, MLF entries, corrupted TFRecord records; "
                              "each is reported) (default: 0)")
-    parser.add_argument("--no-verify-crc", dest="verify_crc", action="store_false",
-                        help="TFRecord input: read without checking the records' data CRCs")
+    common.add_verify_crc_option(parser, "the data CRCs of TFRecord and TFDS records, or the "
+                                 "_K checksums of HTK archives")
     tfds = parser.add_argument_group("TFDS folders (input or output)")
     tfds.add_argument("--split", default="train", help="the split written or read "
                       "(default: %(default)s)")
@@ -138,7 +138,8 @@ def _source(args: argparse.Namespace) -> tuple[str, lib.ExampleSource | None]:
                                            max_errors=args.max_errors)
     if kind == "text":
         return kind, lib.text_examples(found.path)
-    return kind, lib.tfds_examples(found.path, args.split)
+    return kind, lib.tfds_examples(found.path, args.split, verify_crc=args.verify_crc,
+                                   max_errors=args.max_errors)
 
 
 def _htk_source(args: argparse.Namespace, scp: str) -> lib.ExampleSource:
@@ -152,7 +153,7 @@ def _htk_source(args: argparse.Namespace, scp: str) -> lib.ExampleSource:
     return lib.htk_examples(scp, mlf, labels=labels, label_dim=args.label_dim,
                             context=(left, right) if left or right else None,
                             base_dir=Path(args.base_dir) if args.base_dir else None,
-                            max_errors=args.max_errors)
+                            max_errors=args.max_errors, verify_crc=args.verify_crc)
 
 
 def _write(target: str, source: lib.ExampleSource, args: argparse.Namespace) -> str:

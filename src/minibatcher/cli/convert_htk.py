@@ -88,7 +88,7 @@ def scp_to_ctf(args: argparse.Namespace) -> int:
     base = Path(args.base_dir) if args.base_dir else None  # None: the working directory
     features = HTKFeatureDeserializer(
         {"features": StreamDef(scp=str(scp), context=(left, right) if left or right else None)},
-        base_dir=base, max_errors=args.max_errors)
+        base_dir=base, max_errors=args.max_errors, verify_crc=getattr(args, "verify_crc", True))
     dim = args.label_dim
     if dim is None:
         if args.labels is None:

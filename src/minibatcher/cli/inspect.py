@@ -5,7 +5,8 @@ it). Every report has sizes, counts, length histograms, label distributions
 where the data has labels, and the problems a reader would meet; ``--json``
 prints it as one JSON object and ``--html FILE`` writes it as a page with
 charts. Exit status 1 when nothing can be read (an SCP whose every line is
-bad, an MLF without a valid entry, an empty file, ...).
+bad, an MLF without a valid entry, an empty file, ...); 2 when a config names a
+file that does not exist.
 
 Example:
     >>> import tempfile, pathlib
@@ -29,6 +30,8 @@ from typing import Any, Callable
 
 from ..formats.ctf.deserializer import DEFAULT_CHUNK_SIZE
 from . import common, inspect_ctf, inspect_htk, inspect_records, inspect_text
+from .problems import ReadOptions
+from .wording import reworded
 
 HELP = "show what a data file or dataset folder holds (any format)"
 _DESCRIPTION = """\
@@ -41,7 +44,11 @@ MLF label files (--labels STATE_LIST names the classes), TFRecord files
 UTF-8 text files, and CNTK configs (every reader section). The format is
 detected from the content, then the name; --format says it.
 
-Exit status 1 when nothing can be read (the report says why)."""
+Problems are skipped and counted as a reader would (--max-errors N to stop
+after N); --no-verify-crc reads without checking TFRecord data CRCs and HTK _K
+checksums. Exit status 1 when nothing can be read (the report says why); 2
+when a config's section cannot be built because of the config (a file it
+names does not exist)."""
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -78,6 +85,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--max-examples", type=int, default=inspect_records.MAX_EXAMPLES,
                         metavar="N", help="TFDS: ClassLabel features are counted over the first "
                         "N examples of each split (default: %(default)s)")
+    common.add_max_errors_option(parser, common.COUNT_ALL, "count up to N problems (malformed "
+                                 "items, skipped as a reader skips them), stop with exit status "
+                                 "1 at the next one")
+    common.add_verify_crc_option(parser, "the data CRCs of TFRecord records and TFDS shards, or "
+                                 "the _K checksums of HTK files")
     return parser
 
 
@@ -94,22 +106,24 @@ def _tfrecord_paths(files: list[str], args: argparse.Namespace) -> list[str]:
 def collect(args: argparse.Namespace) -> dict[str, Any]:
     """The report of ``args.file`` (one path, or several TFRecord files)."""
     files = [args.file] if isinstance(args.file, str) else list(args.file)
+    reading = ReadOptions(getattr(args, "max_errors", common.COUNT_ALL),
+                          getattr(args, "verify_crc", True))
     if len(files) > 1 or any(c in files[0] for c in "*?["):
         compression = getattr(args, "compression", None)
-        return inspect_records.collect_tfrecord(_tfrecord_paths(files, args), compression)
+        return inspect_records.collect_tfrecord(_tfrecord_paths(files, args), compression, reading)
     found = common.detect(files[0], args, "PATH")
     path = Path(found.path)
     if found.format == "ctf":
         return inspect_ctf.collect(path, skip_sequence_ids=args.skip_sequence_ids,
-                                   chunk_size=args.chunk_size)
+                                   chunk_size=args.chunk_size, max_errors=reading.max_errors)
     if found.format in ("htk", "scp", "mlf"):
-        return inspect_htk.collect(found.format, path, args.base_dir, args.labels)
+        return inspect_htk.collect(found.format, path, args.base_dir, args.labels, reading)
     if found.format == "tfrecord":
-        return inspect_records.collect_tfrecord([path], args.compression)
+        return inspect_records.collect_tfrecord([path], args.compression, reading)
     if found.format == "tfds":
-        return inspect_records.collect_tfds(path, args.verify, args.max_examples)
+        return inspect_records.collect_tfds(path, args.verify, args.max_examples, reading)
     if found.format == "config":
-        return inspect_text.collect_config(path, args.base_dir)
+        return inspect_text.collect_config(path, args.base_dir, reading.max_errors)
     return inspect_text.collect_text(path)
 
 
@@ -122,7 +136,9 @@ PRINTERS: dict[str, Callable[[dict[str, Any]], None]] = {
 
 
 def run(args: argparse.Namespace) -> int:
-    """Runs ``inspect``: 1 when the report has an ``error`` (nothing can be read).
+    """Runs ``inspect``: 2 when a config section cannot be built because of the config itself
+    (a file it names does not exist, a bad option), 1 when the report has an ``error``
+    (nothing can be read), else 0.
 
     Example:
         >>> run(argparse.Namespace(file="/no/such.ctf", format=None, chunk_size=1))
@@ -132,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     """
     common.check_positive("--chunk-size", args.chunk_size)
     common.check_positive("--max-examples", getattr(args, "max_examples", 1), minimum=0)
-    report = collect(args)
+    report = reworded(collect(args))  # messages in the command line's words, as everywhere
     if args.json:
         print(json.dumps(report))
     else:
@@ -141,4 +157,6 @@ def run(args: argparse.Namespace) -> int:
         from .report_html import write_report
 
         write_report(report, Path(args.html))
+    if report.get("configuration_errors"):
+        return 2  # the config names a missing file or is otherwise wrong: not the data
     return 1 if report.get("error") else 0

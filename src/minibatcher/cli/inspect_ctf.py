@@ -63,14 +63,15 @@ def _is_label_stream(s: Any) -> bool:
     return s.looks_sparse and s.sparse_tokens == s.tokens and s.min_tokens == s.max_tokens == 1
 
 
-def _parse(path: Path, surveys: list, skip_sequence_ids: bool) -> tuple[Problems, dict]:
+def _parse(path: Path, surveys: list, skip_sequence_ids: bool,
+           max_errors: int) -> tuple[Problems, dict]:
     """Parses every chunk with the surveyed streams: the problems and the
     class counts of the label streams (class index as text -> samples)."""
     problems = Problems()
     defs = common.surveyed_streams(surveys)
     labels = [s.name for s in surveys if _is_label_stream(s)]
     counts = {name: np.zeros(defs[name].dim, np.int64) for name in labels}
-    d = CTFDeserializer(path, defs, skip_sequence_ids=skip_sequence_ids, max_errors=10**9,
+    d = CTFDeserializer(path, defs, skip_sequence_ids=skip_sequence_ids, max_errors=max_errors,
                         trace_level=0, on_error=problems, skip_incomplete_sequences=True,
                         on_skip=problems)
     names = list(defs)
@@ -85,8 +86,10 @@ def _parse(path: Path, surveys: list, skip_sequence_ids: bool) -> tuple[Problems
     return problems, distributions
 
 
-def collect(path: Path, *, skip_sequence_ids: bool, chunk_size: int) -> dict[str, Any]:
-    """Everything ``inspect`` prints, as a JSON-able dict.
+def collect(path: Path, *, skip_sequence_ids: bool, chunk_size: int,
+            max_errors: int = 10**9) -> dict[str, Any]:
+    """Everything ``inspect`` prints, as a JSON-able dict (up to ``max_errors`` problems are
+    counted; the next one raises ``ErrorBudgetExceeded``).
 
     Example:
         >>> import tempfile
@@ -102,7 +105,7 @@ def collect(path: Path, *, skip_sequence_ids: bool, chunk_size: int) -> dict[str
                            progress=bar)
         size = f.size
     starts = index.chunk_starts(chunk_size, size, "native")
-    problems, labels = _parse(path, surveys, skip_sequence_ids)
+    problems, labels = _parse(path, surveys, skip_sequence_ids, max_errors)
     return {"file": str(path), "format": "ctf", "size": size,
             "mode": "lines" if index.line_mode else "sequence ids",
             "sequences": index.num_sequences, "rows": int(index.rows.sum()),

@@ -28,14 +28,16 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ErrorBudgetExceeded, FormatError
 from ..formats.guarded_file import GuardedFile, read_small_file
 from ..formats.htk.backend import backend
+from ..formats.htk.diagnostics import NothingToRead
 from ..formats.htk.htkfile import describe_header_issue, kind_name
 from ..formats.htk.labels import read_state_list
 from ..formats.htk.reference import MLF_ISSUES
 from . import common
 from .inspect_ctf import histogram
-from .problems import Problems
+from .problems import Problems, ReadOptions
 
 
 def read_header(path: Path, verify_crc: bool = True) -> dict[str, Any]:
@@ -56,9 +58,9 @@ def read_header(path: Path, verify_crc: bool = True) -> dict[str, Any]:
     return headers
 
 
-def collect_htk(path: Path) -> dict[str, Any]:
+def collect_htk(path: Path, verify_crc: bool = True) -> dict[str, Any]:
     """The header report of one HTK file (``error`` when it cannot be read)."""
-    h = read_header(path)
+    h = read_header(path, verify_crc)
     kind = int(h["kind"][0])
     problem = describe_header_issue(h, 0) if int(h["issue"][0]) else None
     report = {"file": str(path), "format": "htk", "kind": kind_name(kind), "parm_kind": kind,
@@ -73,8 +75,11 @@ def collect_htk(path: Path) -> dict[str, Any]:
     return report
 
 
-def collect_scp(path: Path, base_dir: Path | None) -> dict[str, Any]:
-    """Utterances, frames, archives and problems of an SCP file."""
+def collect_scp(path: Path, base_dir: Path | None,
+                reading: ReadOptions = ReadOptions(10**9)) -> dict[str, Any]:
+    """Utterances, frames, archives and problems of an SCP file (``reading``: the error
+    budget, past which ``ErrorBudgetExceeded`` is raised, and whether _K checksums are
+    checked)."""
     from ..formats.htk.diagnostics import Diagnostics
     from ..formats.htk.features import HTKFeatureDeserializer
     from ..formats.htk.scp import load_scp
@@ -88,13 +93,17 @@ def collect_scp(path: Path, base_dir: Path | None) -> dict[str, Any]:
                               "archives": len(rows.paths), "base_dir": str(rows.base_dir)}
     try:
         f = HTKFeatureDeserializer({"features": StreamDef(scp=str(path))}, base_dir=base_dir,
-                                   max_errors=10**9, trace_level=0, on_error=problems)
+                                   max_errors=reading.max_errors, verify_crc=reading.verify_crc,
+                                   trace_level=0, on_error=problems)
         lengths = f.table().lengths
         report.update(utterances=len(lengths), frames=int(lengths.sum()), dim=f.file_dim,
                       chunks=f.table().num_chunks, skipped=f.stats.skipped_utterances,
                       histogram=histogram(lengths))
-    except Exception as e:  # nothing readable at all: say why (exit status 1)
-        report.update(utterances=0, frames=0, histogram=[], error=str(e))
+    except ErrorBudgetExceeded:
+        raise  # past --max-errors: inspect stops (exit status 1)
+    except FormatError as e:  # nothing readable at all: say why (exit status 1)
+        skipped = e.stats.skipped_utterances if isinstance(e, NothingToRead) else None
+        report.update(utterances=0, frames=0, skipped=skipped, histogram=[], error=str(e))
     report.update(problems.as_json())
     return report
 
@@ -107,22 +116,22 @@ def _label_frames(r: dict[str, Any], states: list[str] | None) -> dict[str, int]
     return {(states[i] if states else str(i)): int(n) for i, n in enumerate(counts.tolist()) if n}
 
 
-def _mlf_problems(path: Path, labels: Path | None, dim: int | None) -> dict[str, Any]:
+def _mlf_problems(path: Path, labels: Path | None, dim: int | None,
+                  max_errors: int) -> dict[str, Any]:
     """The MLF reader's own messages for every skipped entry (and duplicates)."""
-    from ..errors import FormatError
     from ..formats.htk import HTKMLFDeserializer
     from ..streams import StreamDef
 
     problems = Problems()
     try:
         HTKMLFDeserializer(labels, {"labels": StreamDef(mlf=str(path), shape=dim or 1 << 30)},
-                           max_errors=10**9, trace_level=0, on_error=problems)
-    except FormatError:  # no entry left: the report's error says so
+                           max_errors=max_errors, trace_level=0, on_error=problems)
+    except NothingToRead:  # no entry left: the report's error says so
         pass
     return problems.as_json()
 
 
-def collect_mlf(path: Path, labels: Path | None) -> dict[str, Any]:
+def collect_mlf(path: Path, labels: Path | None, max_errors: int = 10**9) -> dict[str, Any]:
     """Entries, frames, invalid entries and frames per label of an MLF."""
     states = read_state_list(labels) if labels is not None else None
     r = backend("native").parse_mlf(read_small_file(path, "MLF"), states, 0)
@@ -137,7 +146,7 @@ def collect_mlf(path: Path, labels: Path | None) -> dict[str, Any]:
     report = {**base, "entries": len(issues), "valid_entries": int(valid.sum()),
               "frames": int(r["frames"][valid].sum()), "label_lines": len(r["run_class"]),
               "distinct_labels": len(np.unique(r["run_class"])), "invalid": dict(causes),
-              **_mlf_problems(path, labels, len(states) if states else None),
+              **_mlf_problems(path, labels, len(states) if states else None, max_errors),
               "histogram": histogram(r["frames"][valid]) if valid.any() else [],
               "labels": _label_frames(r, states) if valid.any() else {}}
     if not valid.any():
@@ -169,13 +178,16 @@ def print_report(report: dict[str, Any]) -> None:
         print(f"error: {report['error']}")
 
 
-def collect(kind: str, path: Path, base_dir: str | None, labels: str | None) -> dict[str, Any]:
+def collect(kind: str, path: Path, base_dir: str | None, labels: str | None,
+            reading: ReadOptions = ReadOptions(10**9)) -> dict[str, Any]:
     """The report of an ``htk``, ``scp`` or ``mlf`` file."""
     if kind == "htk":
-        return collect_htk(path)
+        return collect_htk(path, reading.verify_crc)
     if kind == "scp":
-        return collect_scp(path, Path(base_dir) if base_dir else None)  # None: working dir
-    return collect_mlf(path, Path(common.existing_file(labels, "--labels")) if labels else None)
+        base = Path(base_dir) if base_dir else None  # None: the working directory
+        return collect_scp(path, base, reading)
+    labels_file = Path(common.existing_file(labels, "--labels")) if labels else None
+    return collect_mlf(path, labels_file, reading.max_errors)
 
 
 __all__ = ["collect", "collect_htk", "collect_mlf", "collect_scp", "print_report", "read_header"]

@@ -26,13 +26,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import FormatError
+from ..errors import ErrorBudgetExceeded, FormatError
 from ..formats.tfrecord import ExampleDecoder, TFRecordFile, decode_example
 from ..tfds.features import FeatureTree, Leaf
 from ..tfds.info import load_info
 from . import common
 from .inspect_ctf import histogram
-from .problems import Problems
+from .problems import Problems, ReadOptions, RecordingBudget
 
 SAMPLE = 200
 #: Examples per split whose ClassLabel features ``inspect`` counts by default.
@@ -70,10 +70,14 @@ def _features(records: list[bytes]) -> list[dict[str, Any]]:
     return sorted(seen.values(), key=lambda s: s["name"])
 
 
-def _one_file(p: str | os.PathLike, compression: str | None) -> dict[str, Any]:
-    f = TFRecordFile(p, common.compression_of(p, compression))
+def _one_file(p: str | os.PathLike, compression: str | None, budget: RecordingBudget,
+              verify_crc: bool) -> dict[str, Any]:
+    """One file's entry: its records (framed by the index), record sizes and the features of
+    the first records (a record whose data CRC does not match is a problem, left out)."""
+    f = TFRecordFile(p, common.compression_of(p, compression), verify_crc=verify_crc,
+                     budget=budget)
     try:
-        n = len(f)
+        n, before = len(f), budget.count
         sample = f.read_list(0, min(n, SAMPLE))
         if f.compression_type:
             sizes = np.array([len(r) for r in sample], np.int64)
@@ -82,20 +86,27 @@ def _one_file(p: str | os.PathLike, compression: str | None) -> dict[str, Any]:
         return {"file": str(p), "size": f.file_size, "compression": f.compression_type,
                 "records": n, "min_bytes": int(sizes.min()) if len(sizes) else 0,
                 "max_bytes": int(sizes.max()) if len(sizes) else 0,
-                "features": _features(sample), "sampled": len(sample), "sizes": sizes}
+                "features": _features(sample), "sampled": len(sample),
+                "crc_checked": min(n, SAMPLE) if verify_crc else 0,
+                "corrupted": budget.count - before, "sizes": sizes}
     finally:
         f.close()
 
 
-def collect_tfrecord(paths: Sequence[str | os.PathLike], compression: str | None) -> dict:
-    """The report of one or more TFRecord files (a file that cannot be framed
-    is a problem; ``error`` when none can be read)."""
+def collect_tfrecord(paths: Sequence[str | os.PathLike], compression: str | None,
+                     reading: ReadOptions = ReadOptions(10**9)) -> dict:
+    """The report of one or more TFRecord files (a file that cannot be framed and a record
+    whose data CRC does not match are problems; ``error`` when no file can be read; past
+    ``reading.max_errors`` problems, ``ErrorBudgetExceeded``)."""
     problems, files, sizes = Problems(), [], []
+    budget = RecordingBudget(reading.max_errors, ", ".join(map(os.fspath, paths)), problems)
     for p in paths:
         try:
-            entry = _one_file(p, compression)
+            entry = _one_file(p, compression, budget, reading.verify_crc)
+        except ErrorBudgetExceeded:
+            raise
         except FormatError as e:
-            problems.add(str(e))
+            budget.charge(("file", os.fspath(p)), str(e), advice="")
             continue
         sizes.append(entry.pop("sizes"))
         files.append(entry)
@@ -159,8 +170,23 @@ def _class_leaves(info: Any) -> list[Leaf]:
     return [leaf for leaf in leaves if leaf.connector == "ClassLabel"]
 
 
-def _class_counts(folder: str, info: Any, split: str, limit: int) -> dict[str, dict[str, int]]:
-    """Classes of every ClassLabel leaf over the first ``limit`` examples of ``split``."""
+def _named(counts: np.ndarray, names: list[str] | None) -> dict[str, int]:
+    """``{class: count}`` of the classes seen, by name where ``names`` has one.
+
+    Example:
+        >>> _named(np.array([2, 0, 5]), ["sil", "ah", "eh"]), _named(np.array([0, 1]), None)
+        ({'sil': 2, 'eh': 5}, {'1': 1})
+    """
+    return {(names[i] if names is not None and i < len(names) else str(i)): int(c)
+            for i, c in enumerate(counts.tolist()) if c}
+
+
+def _class_counts(folder: str, info: Any, split: str, limit: int,
+                  budget: RecordingBudget, verify_crc: bool) -> dict[str, dict[str, int]]:
+    """Classes of every ClassLabel leaf over the first ``limit`` examples of ``split``, named
+    as the folder's ``<feature>.labels.txt`` files name them."""
+    from ..convert.sources import class_names
+
     leaves = _class_leaves(info)
     if not leaves:
         return {}
@@ -171,21 +197,24 @@ def _class_counts(folder: str, info: Any, split: str, limit: int) -> dict[str, d
         path = os.path.join(folder, name)
         if left <= 0 or not n or not os.path.exists(path):
             continue
-        f = TFRecordFile(path)
+        f = TFRecordFile(path, verify_crc=verify_crc, budget=budget)
         take = min(left, len(f))
         cols = decoder.decode(f.read(0, take), lambda i: f"{path} record {i}")
         f.close()
         left -= take
         for key in counts:
             counts[key] = add_counts(counts[key], cols[key].values)
-    return {k: {str(i): int(c) for i, c in enumerate(v.tolist()) if c} for k, v in counts.items()}
+    names = {leaf.key: class_names(folder, "-".join(leaf.path)) for leaf in leaves}
+    return {k: _named(v, names[k]) for k, v in counts.items()}
 
 
-def collect_tfds(folder: str | os.PathLike, verify: bool,
-                 max_examples: int = MAX_EXAMPLES) -> dict[str, Any]:
-    """The dataset's description, shard sizes, ClassLabel counts, and shard
-    problems when ``verify``."""
+def collect_tfds(folder: str | os.PathLike, verify: bool, max_examples: int = MAX_EXAMPLES,
+                 reading: ReadOptions = ReadOptions(10**9)) -> dict[str, Any]:
+    """The dataset's description, shard sizes, ClassLabel counts (class names from the
+    folder's ``labels.txt`` files), and shard problems when ``verify``; ``error`` when it has
+    no split to read."""
     info, problems = load_info(folder), Problems()
+    budget = RecordingBudget(reading.max_errors, os.fspath(folder), problems)
     splits, labels = [], {}
     for s in info.splits.values():
         sizes = []
@@ -197,14 +226,22 @@ def collect_tfds(folder: str | os.PathLike, verify: bool,
         splits.append({"name": s.name, "num_examples": s.num_examples, "num_shards": s.num_shards,
                        "shard_lengths": list(s.shard_lengths), "shard_bytes": sizes})
         try:
-            labels[s.name] = _class_counts(info.data_dir, info, s.name, max_examples)
+            labels[s.name] = _class_counts(info.data_dir, info, s.name, max_examples, budget,
+                                           reading.verify_crc)
+        except ErrorBudgetExceeded:
+            raise
         except (FormatError, OSError) as e:
             problems.add(f"split {s.name}: the ClassLabel features could not be counted: {e}")
-    return {"folder": str(folder), "format": "tfds", "name": info.name, "version": info.version,
-            "file_format": info.file_format, "splits": splits,
-            "features": _describe(info.features),
-            "supervised_keys": list(info.supervised_keys or []), "verified": verify,
-            "labels": labels, "labels_counted_per_split": max_examples, **problems.as_json()}
+    report = {"folder": str(folder), "format": "tfds", "name": info.name,
+              "version": info.version, "file_format": info.file_format, "splits": splits,
+              "features": _describe(info.features),
+              "supervised_keys": list(info.supervised_keys or []), "verified": verify,
+              "labels": labels, "labels_counted_per_split": max_examples, **problems.as_json()}
+    if not splits:
+        report["error"] = (f"{os.path.join(folder, 'dataset_info.json')}: no split to read: "
+                           "'splits' is missing or empty (expected a list of splits, each with "
+                           "a 'name' and 'shardLengths')")
+    return report
 
 
 def print_tfrecord(r: dict[str, Any]) -> None:
@@ -214,9 +251,11 @@ def print_tfrecord(r: dict[str, Any]) -> None:
     for f in r["files"]:
         comp = f", {f['compression']}" if f["compression"] else ""
         print(f"file:      {f['file']} ({f['size']} B{comp})")
-        print(f"records:   {f['records']} ({f['min_bytes']}..{f['max_bytes']} bytes each)")
+        bad = (f"; {f['corrupted']} of the first {f['crc_checked']} with a bad data CRC"
+               if f["corrupted"] else "")
+        print(f"records:   {f['records']} ({f['min_bytes']}..{f['max_bytes']} bytes each{bad})")
         if f["features"]:
-            print(f"features (tf.train.Example, first {f['sampled']} records):")
+            print(f"features (tf.train.Example, the first {f['sampled']} readable records):")
             for s in f["features"]:
                 seen = "" if s["records"] == f["sampled"] else f" (in {s['records']} records)"
                 print(f"  {s['name']:<24} {s['kind']:<6} {s['min']}..{s['max']} values{seen}")
@@ -250,6 +289,8 @@ def print_tfds(r: dict[str, Any]) -> None:
         print("shards:    " + ("all present, lengths match shardLengths" if not r["problems"]
                                else f"{r['problems']} problem(s)"))
     print_problems(r)
+    if r.get("error"):
+        print(f"error: {r['error']}")
 
 
 __all__ = ["MAX_EXAMPLES", "add_counts", "collect_tfds", "collect_tfrecord", "expand",

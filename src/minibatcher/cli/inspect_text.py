@@ -106,30 +106,39 @@ def _reader_sections(node: Any, out: list) -> list:
     return out
 
 
-def _section(path: Path, section: Any, base_dir: str | None) -> dict[str, Any]:
+def _section(path: Path, section: Any, base_dir: str | None, max_errors: int) -> dict[str, Any]:
     from ..engine.source import MinibatchSource
+    from ..errors import ConfigError, ErrorBudgetExceeded
 
     name = section.name if section.parent is not None else None
     entry: dict[str, Any] = {"section": name or "(top level)"}
     try:
-        with MinibatchSource.from_config(path, name, base_dir=base_dir, trace_level=0) as src:
+        with MinibatchSource.from_config(path, name, base_dir=base_dir, max_errors=max_errors,
+                                         trace_level=0) as src:
             table = src.deserializer.table()
             entry.update(deserializer=src.deserializer.name, sequences=table.num_sequences,
                          samples=int(src.sweep_size), chunks=table.num_chunks,
                          streams=[f"{i.name}:{i.dim}:{'sparse' if i.is_sparse else 'dense'}"
                                   for i in src.stream_infos()])
-    except Exception as e:  # a section that cannot be built: say why (exit status 1)
+    except ErrorBudgetExceeded:
+        raise  # past --max-errors: inspect stops
+    except ConfigError as e:  # the config is wrong (a file it names is missing, ...): status 2
+        entry.update(error=str(e), config_error=True)
+    except Exception as e:  # a section whose data cannot be read: say why (exit status 1)
         entry["error"] = str(e)
     return entry
 
 
-def collect_config(path: Path, base_dir: str | None) -> dict[str, Any]:
-    """Every reader section of a config and what it reads."""
+def collect_config(path: Path, base_dir: str | None, max_errors: int = 10**9) -> dict[str, Any]:
+    """Every reader section of a config and what it reads; ``configuration_errors`` counts
+    the sections the config itself makes unreadable (``inspect`` exits 2 then)."""
     from ..config import load_config
 
-    sections = [_section(path, s, base_dir) for s in _reader_sections(load_config(path), [])]
+    sections = [_section(path, s, base_dir, max_errors)
+                for s in _reader_sections(load_config(path), [])]
     problems = [f"section {s['section']}: {s['error']}" for s in sections if "error" in s]
     report = {"file": str(path), "format": "config", "sections": sections,
+              "configuration_errors": sum(bool(s.get("config_error")) for s in sections),
               "problems": len(problems), "first_problems": [p.splitlines()[0] for p in problems]}
     if not sections:
         report["error"] = f"{path}: no section of the config has a reader"

@@ -15,8 +15,10 @@ Example:
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..budget import ErrorBudget
 from .wording import say
 
 #: How many problems ``inspect`` shows (all are counted).
@@ -66,6 +68,42 @@ class Problems:
         return {"problems": self.count, "first_problems": self.first()}
 
 
+@dataclass(frozen=True)
+class ReadOptions:
+    """How ``inspect`` reads: up to ``max_errors`` problems are skipped and counted (the next
+    one stops it), and ``verify_crc`` checks checksums (``--max-errors``, ``--no-verify-crc``).
+
+    Example:
+        >>> ReadOptions(5, False).verify_crc
+        False
+    """
+
+    max_errors: int
+    verify_crc: bool = True
+
+
+class RecordingBudget(ErrorBudget):
+    """An error budget that also hands every charged message to ``problems``.
+
+    Example:
+        >>> p = Problems()
+        >>> RecordingBudget(5, "f", p).charge(("crc", 1), "f: record 1: bad CRC")
+        True
+        >>> p.count
+        1
+    """
+
+    def __init__(self, max_errors: int, source: str, problems: Problems) -> None:
+        super().__init__(max_errors, source)
+        self.problems = problems
+
+    def charge(self, location: Any, message: str, advice: str | None = None) -> bool:
+        new = super().charge(location, message, advice)
+        if new:
+            self.problems.add(message)
+        return new
+
+
 def print_summary(title: str, rows: Mapping[str, Any]) -> None:
     """Prints ``validate``'s summary table.
 
@@ -91,4 +129,4 @@ def verdict(errors: int, what: str = "error") -> str:
     return "summary: OK, no errors" if errors == 0 else f"summary: {errors} {what}(s)"
 
 
-__all__ = ["Problems", "SHOWN", "print_summary", "verdict"]
+__all__ = ["Problems", "ReadOptions", "RecordingBudget", "SHOWN", "print_summary", "verdict"]

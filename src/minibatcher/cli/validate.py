@@ -27,7 +27,7 @@ from typing import Any
 from . import common, validate_ctf, validate_htk, validate_records, validate_text
 
 HELP = "read all of a file or dataset and report every problem (any format)"
-DEFAULT_MAX_ERRORS = 1_000_000
+DEFAULT_MAX_ERRORS = common.COUNT_ALL
 _DESCRIPTION = """\
 Read all of a file or dataset and report every problem: where it is, and what
 was expected; then a summary table. Exit status 1 when there is any problem.
@@ -57,9 +57,11 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", metavar="PATH", help="a file or TFDS dataset folder")
     common.add_format_option(parser)
-    parser.add_argument("--max-errors", type=int, default=DEFAULT_MAX_ERRORS, metavar="N",
-                        help="report up to N problems, stop at the next one (default: "
-                             "%(default)s)")
+    common.add_max_errors_option(parser, DEFAULT_MAX_ERRORS, "report up to N problems, stop at "
+                                 "the next one")
+    common.add_verify_crc_option(parser, "the data CRCs of TFRecord records and TFDS shards, or "
+                                 "the _K checksums of HTK files (only the framing and the rest "
+                                 "are checked)")
     ctf = parser.add_argument_group("CTF files")
     ctf.add_argument("--stream", action="append", default=[], metavar="SPEC",
                      help="NAME:DIM:dense|sparse[:ALIAS] (repeat for each stream; ALIAS is the "

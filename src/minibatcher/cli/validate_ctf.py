@@ -142,7 +142,7 @@ def _validate(args: argparse.Namespace, path: Path, defs: StreamDefs, large: boo
         fatal = _read_chunks(d, large)
     except ErrorBudgetExceeded as e:
         stopped = True
-        say(f"stopped: more than --max-errors={args.max_errors} errors\n{e}\n")
+        say(f"stopped: more than --max-errors {args.max_errors} errors\n{e}\n")
     except (FormatError, FileChangedError) as e:
         stopped = True
         say(f"fatal error (reading stopped here):\n{e}\n")

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ErrorBudgetExceeded, FileChangedError, FormatError
+from ..formats.htk.diagnostics import NothingToRead
 from ..streams import StreamDef
 from . import common
 from .problems import Problems, print_summary, verdict
@@ -39,7 +40,8 @@ def _features(args: argparse.Namespace, path: Path, problems: Problems) -> Any:
 
     base = Path(args.base_dir) if args.base_dir else None  # None: the working directory
     return HTKFeatureDeserializer({"features": StreamDef(scp=str(path))}, base_dir=base,
-                                  max_errors=args.max_errors, trace_level=0, on_error=problems)
+                                  max_errors=args.max_errors, verify_crc=args.verify_crc,
+                                  trace_level=0, on_error=problems)
 
 
 def _labels(args: argparse.Namespace, path: Path, problems: Problems) -> Any:
@@ -65,14 +67,17 @@ def _read_all(d: Any, problems: Problems) -> None:
             update(c + 1)
 
 
-def _summary(d: Any, problems: Problems, stopped: bool) -> None:
-    stats = d.stats.as_dict() if d is not None else {}
+def _summary(d: Any, stats: dict[str, int] | None, problems: Problems, stopped: bool) -> None:
+    """The summary table; ``stats`` are the reader's counts (``None``: reading stopped before
+    a reader was made, so they are unknown)."""
     table = d.table() if d is not None else None
+    counts = {"skipped utterances": "skipped_utterances", "duplicates": "duplicates",
+              "blank lines": "blank_lines"}
     rows = {"problems": problems.count,
             "utterances read": table.num_sequences if table is not None else 0,
             "frames read": int(table.lengths.sum()) if table is not None else 0,
-            "skipped utterances": stats.get("skipped_utterances", 0),
-            "duplicates": stats.get("duplicates", 0), "blank lines": stats.get("blank_lines", 0)}
+            **{row: stats.get(key, 0) if stats is not None else "unknown (reading stopped)"
+               for row, key in counts.items()}}
     title = (f"summary: reading stopped early; {problems.count} error(s) before that" if stopped
              else verdict(problems.count))
     print_summary(title, rows)
@@ -83,18 +88,20 @@ def _validate_htk_file(args: argparse.Namespace, path: Path) -> int:
     from .inspect_htk import collect_htk
 
     problems = Problems(echo=True)
-    report = collect_htk(path)
+    report = collect_htk(path, args.verify_crc)
     if report["problem"]:
         problems.add(f"{path}: {report['problem']}")
-    elif report["frames"]:
+    elif report["frames"] and args.verify_crc:  # read_htk checks the _K checksum
         try:
             read_htk(path)
         except (FormatError, OSError) as e:
             problems.add(str(e))
+    checksum = ("none" if not report["checksum"] else
+                "not checked (--no-verify-crc)" if not args.verify_crc else
+                "does not match" if report["problem"] else "verified")
     print_summary(verdict(problems.count), {
         "problems": problems.count, "kind": report["kind"], "frames": report["frames"],
-        "dim": report["dim"], "checksum": "verified" if report["checksum"] and
-        not report["problem"] else ("none" if not report["checksum"] else "does not match")})
+        "dim": report["dim"], "checksum": checksum})
     return 1 if problems.count else 0
 
 
@@ -103,14 +110,18 @@ def validate(kind: str, args: argparse.Namespace, path: Path) -> int:
     say(f"validating {path} ({kind.upper()})\n")
     if kind == "htk":
         return _validate_htk_file(args, path)
-    problems, d, stopped = Problems(echo=True), None, False
+    problems, d, stats, stopped = Problems(echo=True), None, None, False
     try:
         d = (_features if kind == "scp" else _labels)(args, path, problems)
+        stats = d.stats.as_dict()
         _read_all(d, problems)
     except ErrorBudgetExceeded as e:
         stopped = True
-        say(f"stopped: more than --max-errors={args.max_errors} errors\n{e}\n")
-    except FormatError as e:  # nothing readable: the reader says why
+        say(f"stopped: more than --max-errors {args.max_errors} errors\n{e}\n")
+    except NothingToRead as e:  # nothing readable: the reader says why, and what it skipped
         problems.add(str(e))
-    _summary(d, problems, stopped)
+        stats = e.stats.as_dict()
+    if d is not None:
+        stats = d.stats.as_dict()  # what loading the chunks skipped too
+    _summary(d, stats, problems, stopped)
     return 1 if stopped or problems.count else 0

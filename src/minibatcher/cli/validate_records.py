@@ -32,30 +32,8 @@ from ..budget import ErrorBudget
 from ..errors import ErrorBudgetExceeded, FormatError
 from ..formats.tfrecord import ExampleDecoder, TFRecordFile
 from . import common
-from .problems import Problems, print_summary, verdict
+from .problems import Problems, RecordingBudget, print_summary, verdict
 from .wording import say
-
-
-class RecordingBudget(ErrorBudget):
-    """An error budget that also hands every charged message to ``problems``.
-
-    Example:
-        >>> p = Problems()
-        >>> RecordingBudget(5, "f", p).charge(("crc", 1), "f: record 1: bad CRC")
-        True
-        >>> p.count
-        1
-    """
-
-    def __init__(self, max_errors: int, source: str, problems: Problems) -> None:
-        super().__init__(max_errors, source)
-        self.problems = problems
-
-    def charge(self, location: Any, message: str, advice: str | None = None) -> bool:
-        new = super().charge(location, message, advice)
-        if new:
-            self.problems.add(message)
-        return new
 
 
 def _example_kinds(f: TFRecordFile) -> dict[str, str] | None:
@@ -86,10 +64,11 @@ def _check_batch(decode: Callable[[Any], Any], batch: Any, path: str, problems: 
 
 
 def check_file(path: str, compression: str | None, budget: ErrorBudget, problems: Problems,
-               decode: Callable[[Any], Any] | None = None) -> int:
+               decode: Callable[[Any], Any] | None = None, verify_crc: bool = True) -> int:
     """Reads every record of one file; returns the records read."""
     try:
-        f = TFRecordFile(path, common.compression_of(path, compression), budget=budget)
+        f = TFRecordFile(path, common.compression_of(path, compression), budget=budget,
+                         verify_crc=verify_crc)
         count = len(f)
     except FormatError as e:  # cannot be framed: the rest of the file is lost
         if isinstance(e, ErrorBudgetExceeded):
@@ -115,6 +94,9 @@ def _tfds(args: argparse.Namespace, folder: Path, problems: Problems) -> dict[st
     decoding = ExampleDecoding(info.features) if info.features is not None else None
     budget = RecordingBudget(args.max_errors, str(folder), problems)
     shards = examples = 0
+    if not info.splits:
+        problems.add(f"{folder / 'dataset_info.json'}: no split to read: 'splits' is missing or "
+                     "empty (expected a list of splits, each with a 'name' and 'shardLengths')")
     for split in info.splits.values():
         for name, expected in zip(split.filenames, split.shard_lengths):
             path = os.path.join(info.data_dir, name)
@@ -125,7 +107,7 @@ def _tfds(args: argparse.Namespace, folder: Path, problems: Problems) -> dict[st
                 continue
             where = lambda i, p=path: f"{p} record {i}"  # noqa: E731
             decode = (lambda recs, w=where: decoding.decode(recs, w)) if decoding else None
-            got = check_file(path, None, budget, problems, decode)
+            got = check_file(path, None, budget, problems, decode, args.verify_crc)
             examples += got
             if got != expected:
                 problems.add(f"{path}: {got} records, but shardLengths says {expected}")
@@ -141,10 +123,11 @@ def validate(kind: str, args: argparse.Namespace, path: Path) -> int:
         else:
             say(f"validating {path} (TFRecord)\n")
             budget = RecordingBudget(args.max_errors, str(path), problems)
-            counts = {"records": check_file(str(path), args.compression, budget, problems)}
+            counts = {"records": check_file(str(path), args.compression, budget, problems,
+                                            verify_crc=args.verify_crc)}
     except ErrorBudgetExceeded as e:
         stopped = True
-        say(f"stopped: more than --max-errors={args.max_errors} errors\n{e}\n")
+        say(f"stopped: more than --max-errors {args.max_errors} errors\n{e}\n")
     title = (f"summary: reading stopped early; {problems.count} error(s) before that" if stopped
              else verdict(problems.count))
     print_summary(title, {"problems": problems.count, **counts})

@@ -27,7 +27,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..errors import ErrorBudgetExceeded, FileChangedError, FormatError
+from ..errors import ConfigError, ErrorBudgetExceeded, FileChangedError, FormatError
 from .problems import Problems, print_summary, verdict
 from .wording import say
 
@@ -69,21 +69,27 @@ def _config(args: argparse.Namespace, path: Path) -> int:
     names = [s.name if s.parent is not None else None for s in sections]
     if args.section is not None:
         names = [args.section]
-    problems, rows = Problems(echo=True), {}
+    problems, rows, config_errors = Problems(echo=True), {}, 0
     for name in names:
         label = name or "(top level)"
         try:
             counts = _read_section(path, name, args.base_dir, args.max_errors)
             rows[f"section {label}"] = ", ".join(f"{v} {k}" for k, v in counts.items())
+        except ConfigError as e:  # the config is wrong, not the data: exit status 2
+            problems.add(f"section {label}: {e}")
+            rows[f"section {label}"] = "cannot be built (the config is wrong)"
+            config_errors += 1
         except (FormatError, FileChangedError, ErrorBudgetExceeded, OSError, ValueError) as e:
             problems.add(f"section {label}: {e}")
             rows[f"section {label}"] = "cannot be read"
     if not names:
         problems.add(f"{path}: no section of the config has a reader")
     print_summary(verdict(problems.count), {"problems": problems.count, **rows})
-    return 1 if problems.count else 0
+    return 2 if config_errors else 1 if problems.count else 0
 
 
 def validate(kind: str, args: argparse.Namespace, path: Path) -> int:
-    """Validates a ``text`` file or a ``config``; 1 when it has problems."""
+    """Validates a ``text`` file or a ``config``: 2 when a section cannot be built because of
+    the config itself (a file it names does not exist, a bad option), 1 when the data has
+    problems, else 0."""
     return _config(args, path) if kind == "config" else _text(path)

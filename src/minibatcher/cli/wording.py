@@ -7,9 +7,11 @@ command line rewrites the arguments it has flags for when it prints a message
 Arguments a command has no flag for are marked as Python's.
 
 Example:
-    >>> flags = {"max_errors": "--max-errors"}
+    >>> flags = {"max_errors": "--max-errors", "base_dir": "--base-dir"}
     >>> to_cli("use max_errors=N to skip, or verify_crc=False to read without checking", flags)
     'use --max-errors N to skip, or verify_crc=False (Python API) to read without checking'
+    >>> to_cli("paths resolve against base_dir=/d; pass another base_dir=DIR to change it", flags)
+    'paths resolve against --base-dir /d; pass another --base-dir DIR to change it'
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Iterator, Mapping
 
-#: Python arguments that advice names, and the value form each takes.
-_ARGUMENTS = ("max_errors", "verify_crc", "skip_incomplete_sequences", "skip_sequence_ids")
+#: Python arguments that advice names (``name=N``, ``name=True/False``, ``name=VALUE``).
+_ARGUMENTS = ("max_errors", "verify_crc", "skip_incomplete_sequences", "skip_sequence_ids",
+              "base_dir", "randomize", "label_dim")
 _FLAGS: ContextVar[Mapping[str, str]] = ContextVar("minibatcher_cli_flags", default={})
 _PATTERN = re.compile(r"(?<![\w.-])(" + "|".join(_ARGUMENTS) + r")=(N\b|True\b|False\b|[\w./-]+|)")
 
@@ -65,6 +68,31 @@ def to_cli(message: str, flags: Mapping[str, str]) -> str:
         '(use --skip-sequence-ids to ignore ids)'
     """
     return _PATTERN.sub(lambda m: _flag(m, flags), message)
+
+
+#: The keys of an ``inspect`` report that hold messages (every other string is data).
+MESSAGE_KEYS = ("error", "problem", "first_problems")
+
+
+def reworded(report: Any) -> Any:
+    """``report`` with the messages under :data:`MESSAGE_KEYS` (at any depth) in the running
+    command's words (see :func:`cli_logging`); data (file names, labels) is left as it is.
+
+    Example:
+        >>> with cli_logging({"max_errors": "--max-errors"}):
+        ...     reworded({"file": "max_errors=N.ctf", "sections": [{"error": "use max_errors=N"}]})
+        {'file': 'max_errors=N.ctf', 'sections': [{'error': 'use --max-errors N'}]}
+    """
+    flags = _FLAGS.get()
+
+    def words(value: Any) -> Any:
+        if isinstance(value, str):
+            return to_cli(value, flags)
+        return [words(v) for v in value] if isinstance(value, list) else value
+
+    if isinstance(report, dict):
+        return {k: words(v) if k in MESSAGE_KEYS else reworded(v) for k, v in report.items()}
+    return [reworded(v) for v in report] if isinstance(report, list) else report
 
 
 def say(*parts: Any, **kwargs: Any) -> None:
@@ -114,4 +142,4 @@ def cli_logging(flags: Mapping[str, str]) -> Iterator[None]:
         _FLAGS.reset(token)
 
 
-__all__ = ["cli_logging", "flags_of", "say", "to_cli"]
+__all__ = ["MESSAGE_KEYS", "cli_logging", "flags_of", "reworded", "say", "to_cli"]

@@ -34,7 +34,7 @@ from pathlib import Path
 from ..errors import ConfigError
 from .nodes import ConfigNode
 
-__all__ = ["ConfigFileNotFoundError", "ConfigPaths"]
+__all__ = ["ConfigFileNotFoundError", "ConfigPaths", "resolution"]
 
 
 class ConfigFileNotFoundError(ConfigError, FileNotFoundError):
@@ -58,6 +58,23 @@ class ConfigFileNotFoundError(ConfigError, FileNotFoundError):
 
     def __str__(self) -> str:
         return self.strerror
+
+
+def resolution(base_dir: str | os.PathLike, origin: str, what: str = "relative paths") -> str:
+    """How ``what`` resolve, in the Python API's words (the command line names ``--base-dir``
+    instead of ``base_dir=``). ``origin`` is ``"base_dir"`` when the caller gave it, else
+    where the default came from.
+
+    Example:
+        >>> resolution("/d", "the config file's folder")
+        "relative paths resolve against /d (the config file's folder); pass base_dir=DIR to change it"
+        >>> resolution("/d", "base_dir", "relative archive paths")
+        'relative archive paths resolve against base_dir=/d; pass another base_dir=DIR to change it'
+    """
+    if origin == "base_dir":
+        return (f"{what} resolve against base_dir={os.fspath(base_dir)}; pass another "
+                "base_dir=DIR to change it")
+    return f"{what} resolve against {os.fspath(base_dir)} ({origin}); pass base_dir=DIR to change it"
 
 
 def _key_and_location(node: ConfigNode, key: str, inherit: bool) -> tuple[str, str]:
@@ -133,16 +150,14 @@ class ConfigPaths:
             >>> ConfigPaths(Path("/no/such/dir"), "base_dir").resolve("x.ctf", "reader.file")
             Traceback (most recent call last):
             ...
-            minibatcher.config.ConfigFileNotFoundError: reader.file = 'x.ctf': no such file; tried /no/such/dir/x.ctf (relative paths resolve against base_dir=/no/such/dir, given as base_dir; pass base_dir= (CLI: --base-dir) to change it)
+            minibatcher.config.ConfigFileNotFoundError: reader.file = 'x.ctf': no such file; tried /no/such/dir/x.ctf (relative paths resolve against base_dir=/no/such/dir; pass another base_dir=DIR to change it)
         """
         path = Path(value)
         resolved = path if path.is_absolute() else self.base_dir / path
         if must_exist and not resolved.exists():
             prefix = f"{where}: " if where else ""
             how = ("absolute path" if path.is_absolute() else
-                   f"relative paths resolve against base_dir={self.base_dir}, "
-                   f"{'given as base_dir' if self.origin == 'base_dir' else self.origin}; "
-                   "pass base_dir= (CLI: --base-dir) to change it")
+                   resolution(self.base_dir, self.origin))
             raise ConfigFileNotFoundError(
                 f"{prefix}{key} = {os.fspath(value)!r}: no such file; tried {resolved} ({how})",
                 key=key, path=str(resolved), base_dir=str(self.base_dir))
@@ -159,7 +174,7 @@ class ConfigPaths:
             >>> ConfigPaths(Path("/no"), "base_dir").file(node, "file")
             Traceback (most recent call last):
             ...
-            minibatcher.config.ConfigFileNotFoundError: <config>:1:7: r.file = 'd.ctf': no such file; tried /no/d.ctf (relative paths resolve against base_dir=/no, given as base_dir; pass base_dir= (CLI: --base-dir) to change it)
+            minibatcher.config.ConfigFileNotFoundError: <config>:1:7: r.file = 'd.ctf': no such file; tried /no/d.ctf (relative paths resolve against base_dir=/no; pass another base_dir=DIR to change it)
         """
         value = node.get_str(key, inherit=inherit)
         dotted, where = _key_and_location(node, key, inherit)

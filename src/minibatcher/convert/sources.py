@@ -125,6 +125,23 @@ def text_examples(path: str | os.PathLike) -> ExampleSource:
                          lambda: ({"text": bytes(line)} for line in lines), count, "lines")
 
 
+def class_names(folder: str | os.PathLike, name: str) -> list[str] | None:
+    """The class names TFDS wrote for ClassLabel feature ``name`` (nested names joined with
+    '-', as TFDS does) in ``<folder>/<name>.labels.txt``; None when there is no such file.
+
+    Example:
+        >>> import tempfile
+        >>> d = Path(tempfile.mkdtemp()); _ = (d / "labels.labels.txt").write_text("sil\\nah\\n")
+        >>> class_names(d, "labels"), class_names(d, "other")
+        (['sil', 'ah'], None)
+    """
+    path = Path(folder) / f"{name}.labels.txt"
+    if not path.is_file():
+        return None
+    text = decode_text(read_small_file(path, "label names file"), path, "label names file")
+    return [line for line in text.splitlines() if line]
+
+
 def _label_names(feature: Any, folder: Path, name: str = "") -> Any:
     """``feature`` with the class names of the folder's ``<name>.labels.txt`` files."""
     if isinstance(feature, FeaturesDict):
@@ -132,23 +149,23 @@ def _label_names(feature: Any, folder: Path, name: str = "") -> Any:
                              for k, v in feature.features.items()})
     if isinstance(feature, SequenceFeature):
         return SequenceFeature(_label_names(feature.feature, folder, name), feature.length)
-    names = folder / f"{name}.labels.txt"
-    if isinstance(feature, ClassLabel) and names.is_file():
-        text = decode_text(read_small_file(names, "label names file"), names, "label names file")
-        return ClassLabel(names=[line for line in text.splitlines() if line])
-    return feature
+    names = class_names(folder, name) if isinstance(feature, ClassLabel) else None
+    return ClassLabel(names=names) if names is not None else feature
 
 
-def tfds_examples(folder: str | os.PathLike, split: str) -> ExampleSource:
-    """The examples of ``split`` of a TFDS folder, in its default read order."""
-    from ..tfds import builder_from_directory
+def tfds_examples(folder: str | os.PathLike, split: str, *, verify_crc: bool = True,
+                  max_errors: int = 0) -> ExampleSource:
+    """The examples of ``split`` of a TFDS folder, in its default read order (``verify_crc``
+    and ``max_errors`` as :class:`~minibatcher.tfds.ReadConfig`)."""
+    from ..tfds import ReadConfig, builder_from_directory
 
     builder = builder_from_directory(folder)
     spec = read_json(Path(folder, "features.json"), "features.json")
-    dataset = builder.as_dataset(split)
+    dataset = builder.as_dataset(split, read_config=ReadConfig(verify_crc=verify_crc,
+                                                               max_errors=max_errors))
     count = builder.info.splits[split].num_examples
     features = _label_names(from_json(spec), Path(folder))
     return ExampleSource(builder.name, features, lambda: iter(dataset), count, "examples")
 
 
-__all__ = ["ctf_examples", "htk_examples", "tfds_examples", "text_examples"]
+__all__ = ["class_names", "ctf_examples", "htk_examples", "tfds_examples", "text_examples"]

@@ -110,14 +110,36 @@ def _supervised(raw: Any) -> tuple[str, str] | None:
     return (keys[0], keys[1]) if len(keys) == 2 and all(keys) else None
 
 
+def _check_name(raw: Any, path: str) -> None:
+    """A FormatError unless ``raw`` is a JSON object with a string ``name``, saying what is
+    missing.
+
+    Example:
+        >>> _check_name({"version": "1.0.0"}, "d/dataset_info.json")
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.FormatError: d/dataset_info.json: expected the dataset's 'name' (a string, as TFDS writes it), but it has no 'name' (its keys: 'version')
+    """
+    if not isinstance(raw, Mapping):
+        kind = {list: "an array", str: "a string", int: "a number", float: "a number",
+                bool: "a boolean"}.get(type(raw), "null")
+        raise FormatError(f"{path}: should be a JSON object (TFDS's DatasetInfo), but it is "
+                          f"{kind}")
+    if "name" not in raw:
+        keys = ", ".join(repr(k) for k in list(raw)[:8]) or "none"
+        raise FormatError(f"{path}: expected the dataset's 'name' (a string, as TFDS writes it), "
+                          f"but it has no 'name' (its keys: {keys})")
+    if not isinstance(raw["name"], str):
+        raise FormatError(f"{path}: 'name' should be a string (the dataset's name), but got "
+                          f"name={raw['name']!r}")
+
+
 def load_info(data_dir: str | os.PathLike) -> DatasetInfo:
     """Reads ``dataset_info.json`` (and ``features.json`` when present)."""
     data_dir = os.fspath(data_dir)
     path = os.path.join(data_dir, "dataset_info.json")
     raw = _read_json(path)
-    if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
-        raise FormatError(f"{path}: should be a JSON object with a 'name', but got "
-                          f"{type(raw).__name__}")
+    _check_name(raw, path)
     file_format = raw.get("fileFormat") or "tfrecord"
     if not isinstance(raw.get("splits", []), list):
         raise FormatError(f"{path}: 'splits' should be a list")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from minibatcher import HTKFeatureDeserializer, HTKMLFDeserializer, MinibatchSource, StreamDef
-from minibatcher.errors import ConfigError, ErrorBudgetExceeded, FileChangedError
+from minibatcher.errors import ConfigError, ErrorBudgetExceeded, FileChangedError, FormatError
 from minibatcher.formats.htk import write_htk
 
 SCP = "u1.mfc=arch.htk[0,4]\nu2.mfc=arch.htk[5,9]\nu3.mfc=arch.htk[10,14]\n"
@@ -182,3 +182,20 @@ def test_join_builds_the_primary_table_once(tmp_path, impl):
     keep = y.join(f, links)
     assert keep.tolist() == [True, False, False] and y.stats.skipped_utterances == 2
     assert len(calls) == 1
+
+
+def test_nul_byte_in_an_archive_path_is_a_bad_scp_line(tmp_path, impl):
+    """A NUL byte in a physical path raised a bare ``ValueError: embedded null byte`` from
+    os.open; it is a malformed SCP line now: named, charged to max_errors, skipped."""
+    corpus(tmp_path, SCP.replace("u2.mfc=arch.htk", "u2.mfc=ar\0ch.htk"))
+    with pytest.raises(ErrorBudgetExceeded, match=r"l\.scp:2: the physical path contains a NUL "
+                                                   r"byte \(\\x00\).*\n    u2\.mfc=ar\\x00ch"):
+        source(tmp_path, impl)
+    src = source(tmp_path, impl, max_errors=1)
+    assert keys_read(src) == ["u1", "u3"]
+    assert src.deserializer.parts[0].stats.skipped_utterances == 1
+    (tmp_path / "l.scp").write_bytes(b"\x8f\x00\xff=\x01\x00[0,1]\n\x00\n")
+    with pytest.raises(FormatError, match=r"l\.scp: no utterance to read: every line was "
+                                          r"skipped \(2 skipped"):
+        HTKFeatureDeserializer({"x": StreamDef(scp=str(tmp_path / "l.scp"), shape=2)},
+                               base_dir=tmp_path, max_errors=5, trace_level=0, impl=impl)

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Callable, Hashable
 
 from ...budget import ErrorBudget
+from ...errors import FormatError
 from ...log import Tracer
 
 
@@ -39,6 +40,21 @@ class HTKStats:
     def as_dict(self) -> dict[str, int]:
         """A JSON-able copy."""
         return asdict(self)
+
+
+class NothingToRead(FormatError):
+    """Every utterance or label entry was skipped: a :class:`FormatError` whose ``stats``
+    count what was skipped (so a report can show them though no reader was made).
+
+    Example:
+        >>> e = NothingToRead("a.mlf: no label entry to read (1 skipped)", HTKStats(1, 1))
+        >>> isinstance(e, FormatError), e.stats.skipped_utterances
+        (True, 1)
+    """
+
+    def __init__(self, message: str, stats: HTKStats) -> None:
+        super().__init__(message)
+        self.stats = stats
 
 
 class Diagnostics:
@@ -66,16 +82,18 @@ class Diagnostics:
 
 
 def excerpt(data: bytes, offset: int, limit: int = 160) -> str:
-    """The line starting at ``offset``, for messages.
+    """The line starting at ``offset``, for messages (control characters escaped, so a
+    binary file cannot garble a terminal).
 
     Example:
-        >>> excerpt(b"ab\\ncd\\n", 3)
-        'cd'
+        >>> excerpt(b"ab\\ncd\\n", 3), excerpt(b"u=a\\x00b\\x1b[0,1]", 0)
+        ('cd', 'u=a\\\\x00b\\\\x1b[0,1]')
     """
     end = len(data)
     for terminator in (b"\n", b"\r"):
         at = data.find(terminator, offset)
         if 0 <= at < end:
             end = at
-    text = data[offset:end].decode("utf-8", errors="replace")
+    text = "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1]
+                   for c in data[offset:end].decode("utf-8", errors="replace"))
     return text if len(text) <= limit else text[:limit] + "..."

@@ -29,7 +29,7 @@ from .archives import Archives
 from .backend import IMPLEMENTATIONS, backend
 from .chunking import DEFAULT_CHUNK_FRAMES, check_join, chunk_starts_by_frames
 from .codes import COMPRESSED, FESTREAM, HAS_CRC, HeaderIssue, ReadFailure
-from .diagnostics import Diagnostics, HTKStats
+from .diagnostics import Diagnostics, HTKStats, NothingToRead
 from .htkfile import bad_scale, describe_header_issue, kind_name
 from .options import precision_of, single_stream  # noqa: F401  (re-exported)
 from .scp import ScpRows, load_scp
@@ -73,9 +73,9 @@ class HTKFeatureDeserializer(Deserializer):
         self._kept = KeptChunks(keep_data_in_memory)
         self._scp = [os.fspath(p) for p in self._sd.scp]
         self._diag = Diagnostics(self._scp[0], max_errors, trace_level, on_error)
-        origin = getattr(base_dir, "origin", "base_dir")  # a config's paths say where it came from
-        self._base_origin = ("given as base_dir" if origin == "base_dir" else origin) \
-            if base_dir is not None else "the working directory, the default without a config, as CNTK"
+        # a config's paths say where they came from; "base_dir": the caller's
+        self._base_origin = getattr(base_dir, "origin", "base_dir") if base_dir is not None \
+            else "the working directory, the default without a config, as CNTK"
         rows = load_scp(self._scp, self._diag, prefix=prefix_path, base_dir=base_dir, impl=impl)
         self._archives = Archives(rows.paths, bool(verify_crc), impl)
         self._rows, self._first, self._count = self._usable(rows)
@@ -106,9 +106,9 @@ class HTKFeatureDeserializer(Deserializer):
                 ok[i] = False  # in the missing part of a truncated file (charged once per file)
             first[i], count[i] = lo, hi - lo + 1
         if not ok.any():
-            raise FormatError(f"{', '.join(self._scp)}: no utterance to read: every line was "
-                              f"skipped ({self._diag.stats.skipped_utterances} skipped, "
-                              f"{self._diag.stats.blank_lines} blank lines)")
+            raise NothingToRead(f"{', '.join(self._scp)}: no utterance to read: every line was "
+                                f"skipped ({self._diag.stats.skipped_utterances} skipped, "
+                                f"{self._diag.stats.blank_lines} blank lines)", self._diag.stats)
         return rows.select(ok), first[ok], count[ok]
 
     def _file_checks(self, rows: ScpRows) -> np.ndarray:
@@ -151,10 +151,10 @@ class HTKFeatureDeserializer(Deserializer):
         relative path is missing."""
         problem = self._archives.errors[f]
         if problem is not None and f in rows.relative and not self._archives.paths[f].exists():
-            problem += (f"; relative archive paths resolve against base_dir={rows.base_dir} "
-                        f"({self._base_origin}); pass base_dir= (config: the config file's "
-                        "folder by default; CLI: --base-dir) to change it, or write "
-                        "'.../NAME' in the SCP for a file next to it")
+            from ...config.paths import resolution
+
+            problem += (f"; {resolution(rows.base_dir, self._base_origin, 'relative archive paths')}"
+                        ", or write '.../NAME' in the SCP for a file next to it")
         return problem
 
     @staticmethod

@@ -28,7 +28,7 @@ from ..guarded_file import decode_text, read_small_file
 from .backend import IMPLEMENTATIONS, backend
 from .chunking import DEFAULT_CHUNK_FRAMES, check_join, chunk_starts_by_frames
 from .codes import MlfIssue
-from .diagnostics import Diagnostics, HTKStats, excerpt
+from .diagnostics import Diagnostics, HTKStats, NothingToRead, excerpt
 from .options import precision_of, single_stream
 from .text import strip_bom
 
@@ -195,8 +195,9 @@ class HTKMLFDeserializer(Deserializer):
         self._diag = Diagnostics(self._mlf[0], max_errors, trace_level, on_error)
         self._e = _Entries(self._mlf, states, self._label_dim, self._diag, impl, states_file)
         if not len(self._e.keep):
-            raise FormatError(f"{', '.join(self._mlf)}: no label entry to read "
-                              f"({self._diag.stats.skipped_utterances} skipped)")
+            raise NothingToRead(f"{', '.join(self._mlf)}: no label entry to read "
+                                f"({self._diag.stats.skipped_utterances} skipped)",
+                                self._diag.stats)
         self._lengths = self._e.frames[self._e.keep].astype(np.int32)
         self._chunk_starts = chunk_starts_by_frames(self._lengths, chunk_frames)
         self._chunk_frames, self._states_file = int(chunk_frames), states_file

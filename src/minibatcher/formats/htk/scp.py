@@ -44,6 +44,12 @@ _WHAT = {
     ScpIssue.EMPTY_PATH: "the physical path is empty",
     ScpIssue.IDX_FILE: "MNIST idx ('-ubyte') feature files are not supported; expected HTK files",
 }
+#: A row whose physical path holds a NUL byte (found here, not by the core: no file name can
+#: hold one, so the archive could never be opened).
+NUL_IN_PATH = -1
+_WHAT_PY = {NUL_IN_PATH: "the physical path contains a NUL byte (\\x00), which no file name can "
+                         "hold; expected logical=path[start,end] with the path of an HTK file "
+                         "(is this a binary file rather than an SCP list?)"}
 
 
 def normalize_prefix(prefix: str | None) -> str:
@@ -144,8 +150,10 @@ def load_scp(files: Sequence[str | os.PathLike], diag: Diagnostics, *, prefix: s
                    relative)
     bad = cat["issues"] != 0
     for i in np.flatnonzero(bad).tolist():
-        diag.charge(("scp", rows.where(i)), f"{rows.where(i)}: {_WHAT[int(cat['issues'][i])]}\n"
-                    f"    {rows.line(i)}", skipped=1)
+        issue = int(cat["issues"][i])
+        what = _WHAT_PY[issue] if issue in _WHAT_PY else _WHAT[ScpIssue(issue)]
+        diag.charge(("scp", rows.where(i)), f"{rows.where(i)}: {what}\n    {rows.line(i)}",
+                    skipped=1)
     rows = rows.select(~bad)
     return rows.select(_first_occurrences(rows, diag))
 
@@ -155,17 +163,19 @@ def _parse_one(data: bytes, file: Path, prefix: str | None, impl: str) -> dict:
     scp_dir = os.path.dirname(os.path.abspath(file))
     r = backend(impl).parse_scp(data, normalize_prefix(prefix), scp_dir)
     r["key_list"] = _split(r["key_text"], r["key_ends"])
+    nul = np.array([b"\0" in p for p in r["paths"]] + [False], dtype=bool)[r["path_index"]]
+    r["issues"] = np.where((r["issues"] == 0) & nul, NUL_IN_PATH, r["issues"])
     return r
 
 
 def _index_paths(r: dict, base: Path, path_ids: dict[Path, int], relative: set[Path]) -> np.ndarray:
     """Resolves one file's physical paths against ``base``; returns the global index of each
     (and -1 last, for rows without a path), adding new paths to ``path_ids`` and the ones
-    written relative to ``relative``."""
-    resolved = [_resolve(p, base) for p in r["paths"]]
+    written relative to ``relative``. A path with a NUL byte gets -1 (its rows are bad)."""
+    resolved = [None if b"\0" in p else _resolve(p, base) for p in r["paths"]]
     relative.update(q for p, q in zip(r["paths"], resolved)
-                    if not Path(os.fsdecode(p)).is_absolute())
-    ids = [path_ids.setdefault(q, len(path_ids)) for q in resolved]
+                    if q is not None and not Path(os.fsdecode(p)).is_absolute())
+    ids = [-1 if q is None else path_ids.setdefault(q, len(path_ids)) for q in resolved]
     return np.array(ids + [-1], dtype=np.int32)
 
 

@@ -243,3 +243,31 @@ def test_tfds_dataset_info_says_what_is_missing(tmp_path: Path, capsys) -> None:
     assert "error: " in out and "dataset_info.json: no split to read: 'splits' is missing" in out
     out, _ = run(capsys, "validate", str(tmp_path), status=1)
     assert "error 1: " in out and "no split to read" in out
+
+
+def test_no_verify_crc_reaches_the_htk_readers_of_every_command(tmp_path: Path, capsys) -> None:
+    """``--no-verify-crc`` was cat/convert's TFRecord option only; it is every command's now
+    and reaches the HTK archives' _K checksum too."""
+    write_htk(tmp_path / "a.htk", np.arange(8, dtype=np.float32).reshape(4, 2), kind="USER_K")
+    data = bytearray((tmp_path / "a.htk").read_bytes())
+    data[-1] ^= 0xFF  # the checksum itself
+    (tmp_path / "a.htk").write_bytes(bytes(data))
+    scp = tmp_path / "l.scp"
+    scp.write_text("u1=a.htk[0,3]\n")
+    base = ["--base-dir", str(tmp_path)]
+    out, _ = run(capsys, "validate", str(scp), *base, status=1)
+    assert "checksum" in out and "skipped utterances  1" in out
+    out, _ = run(capsys, "validate", str(scp), *base, "--no-verify-crc", status=0)
+    assert "summary: OK, no errors" in out
+    run(capsys, "inspect", str(scp), *base, status=1)
+    r = json.loads(run(capsys, "inspect", str(scp), *base, "--no-verify-crc", "--json",
+                       status=0)[0])
+    assert (r["utterances"], r["frames"], r["problems"]) == (1, 4, 0)
+    run(capsys, "cat", str(scp), *base, status=1)
+    run(capsys, "cat", str(scp), *base, "--no-verify-crc", status=0)
+    run(capsys, "convert", str(scp), str(tmp_path / "o.tfrecord"), *base, status=1)
+    run(capsys, "convert", str(scp), str(tmp_path / "o.tfrecord"), *base, "--no-verify-crc",
+        status=0)
+    out, _ = run(capsys, "validate", str(tmp_path / "a.htk"), status=1)
+    out, _ = run(capsys, "validate", str(tmp_path / "a.htk"), "--no-verify-crc", status=0)
+    assert "checksum  not checked (--no-verify-crc)" in out

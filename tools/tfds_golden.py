@@ -8,8 +8,8 @@ Regenerate (needs ``pip install tensorflow-cpu tensorflow-datasets``)::
 
     python tools/tfds_golden.py tests/data/tfds_golden
 
-For each case (``ctf``, ``htk``, ``text``) the script writes, from one list of Python examples:
-the input file(s) in the source format, and ``<case>/<case>/1.0.0/`` prepared by a
+For each case (``ctf``, ``htk``, ``tfrecord``, ``text``) the script writes, from one list of
+Python examples: the input file(s) in the source format, and ``<case>/<name>/1.0.0/`` prepared by a
 ``GeneratorBasedBuilder`` (``disable_shuffling=True``, so the shards keep the input's order, and
 ``num_shards`` forced where given). ``metadata/`` holds shards written with
 ``tf.io.TFRecordWriter`` plus the ``dataset_info.json`` / ``features.json`` that
@@ -95,6 +95,37 @@ def text_case() -> tuple[dict, list[dict], str]:
     return {"text": F.Text()}, [{"text": line} for line in lines], "\n".join(lines) + "\n"
 
 
+def tfrecord_case(out: Path) -> tuple[dict, list[dict]]:
+    """tf.train.Examples written by ``tf.io.TFRecordWriter``: a scalar, a string, a fixed-size
+    and a variable-length list, a nested key (``tok/ids``) and a key only some records hold
+    (``opt``, an empty list where it is missing: what minibatcher's survey makes of it)."""
+    rng = np.random.default_rng(13)
+    examples = []
+    with tf.io.TFRecordWriter(str(out / "records.tfrecord")) as w:
+        for i in range(9):
+            ids = rng.integers(0, 50, size=int(rng.integers(0, 5))).astype(np.int64)
+            emb = np.round(rng.normal(size=3), 3).astype(np.float32)
+            opt = np.round(rng.random(2), 2).astype(np.float32) if i % 3 else np.zeros(0, np.float32)
+            name = f"rec-{i}".encode()
+            feature = {
+                "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[100 + i])),
+                "name": tf.train.Feature(bytes_list=tf.train.BytesList(value=[name])),
+                "emb": tf.train.Feature(float_list=tf.train.FloatList(value=emb.tolist())),
+                "tok/ids": tf.train.Feature(int64_list=tf.train.Int64List(value=ids.tolist()))}
+            if len(opt):
+                feature["opt"] = tf.train.Feature(float_list=tf.train.FloatList(value=opt.tolist()))
+            w.write(tf.train.Example(features=tf.train.Features(feature=feature))
+                    .SerializeToString())
+            examples.append({"id": 100 + i, "name": name, "emb": emb, "opt": opt,
+                             "tok": {"ids": ids}})
+    features = {"id": F.Tensor(shape=(), dtype=np.int64),
+                "name": F.Tensor(shape=(), dtype=tf.string),
+                "emb": F.Tensor(shape=(3,), dtype=np.float32),
+                "opt": F.Tensor(shape=(None,), dtype=np.float32),
+                "tok": {"ids": F.Tensor(shape=(None,), dtype=np.int64)}}
+    return features, examples
+
+
 def prepare(root: Path, name: str, features: dict, examples: list[dict],
             num_shards: int | None) -> Path:
     """The folder a GeneratorBasedBuilder prepares for ``examples`` (in order)."""
@@ -115,6 +146,7 @@ def prepare(root: Path, name: str, features: dict, examples: list[dict],
         "_split_generators": _split_generators, "_generate_examples": _generate_examples})
     config = tfds.download.DownloadConfig(num_shards=num_shards)
     builder_class(data_dir=str(root)).download_and_prepare(download_config=config)
+    shutil.rmtree(root / "downloads", ignore_errors=True)  # empty: nothing is downloaded
     return root / name / "1.0.0"
 
 
@@ -170,6 +202,9 @@ def main(out: Path) -> None:
     expected["ctf"] = read_back(prepare(out / "ctf", "ctf", features, examples, 3))
     features, examples = htk_case(out)
     expected["htk"] = read_back(prepare(out / "htk", "feats", features, examples, None))
+    features, examples = tfrecord_case(out)
+    expected["tfrecord"] = read_back(prepare(out / "tfrecord", "records", features, examples,
+                                             None))
     features, examples, text = text_case()
     (out / "text.txt").write_text(text)
     expected["text"] = read_back(prepare(out / "text", "text", features, examples, 2))

@@ -129,6 +129,24 @@ def test_tfrecord_problems(tmp_path: Path, capsys) -> None:
     assert out.startswith("converted 3 records")
 
 
+def test_tfrecord_to_ctf_honours_max_errors_and_no_verify_crc(tmp_path: Path, capsys) -> None:
+    """TFRecord -> CTF opened its input with max_errors=0 and verify_crc=True whatever the
+    flags said."""
+    (tmp_path / "d.ctf").write_text("".join(f"{i} |x {i} {i + 1}\n" for i in range(4)))
+    run(capsys, "convert", str(tmp_path / "d.ctf"), str(tmp_path / "d.tfrecord"), status=0)
+    data = bytearray((tmp_path / "d.tfrecord").read_bytes())
+    first = 16 + int.from_bytes(data[:8], "little")
+    data[first + 12] ^= 0xFF  # the first data byte of record 1
+    (tmp_path / "d.tfrecord").write_bytes(bytes(data))
+    to_ctf = ["convert", str(tmp_path / "d.tfrecord"), str(tmp_path / "o.ctf"), "--stream",
+              "x:2:dense"]
+    _, err = run(capsys, *to_ctf, status=1)
+    assert "corrupted record 1" in err and "--no-verify-crc" in err
+    assert run(capsys, *to_ctf, "--max-errors", "1", status=0)[0].startswith("converted 3 ")
+    assert [line.split()[0] for line in (tmp_path / "o.ctf").read_text().splitlines()] == \
+        ["0", "2", "3"]
+
+
 def test_tfds_problems(tmp_path: Path, capsys) -> None:
     d = write_dataset(tmp_path, {"train": [3, 2], "test": [2]})
     run(capsys, "validate", str(d), status=0)

@@ -59,9 +59,12 @@ def tfrecord_to_ctf(args: argparse.Namespace) -> int:
                        f"{name}/lengths": "int64"} if sd.is_sparse else {name: "float"})
     decoder = ExampleDecoder(wanted)
     path = common.existing_file(args.input, "INPUT")
-    f = TFRecordFile(path, common.compression_of(path, None))
+    f = TFRecordFile(path, common.compression_of(path, None),
+                     verify_crc=getattr(args, "verify_crc", True),
+                     max_errors=getattr(args, "max_errors", 0))
     count = 0
-    with open(args.output, "w", encoding="utf-8") as out:
+    with open(args.output, "w", encoding="utf-8") as out, \
+            common.progress_bar(len(f), "convert", unit="ex") as update:
         for batch in f.batches():
             cols = decoder.decode(batch, lambda i: f"{args.input} record {batch.positions[i]}")
             for i in range(len(batch)):
@@ -69,4 +72,6 @@ def tfrecord_to_ctf(args: argparse.Namespace) -> int:
                 key = int(ids[0]) if ids is not None and len(ids) else int(batch.positions[i])
                 out.writelines(line + "\n" for line in _lines(key, cols, i, defs))
                 count += 1
+            update(int(batch.positions[-1]) + 1 if len(batch) else count)
+    f.close()
     return count

@@ -100,8 +100,9 @@ def scp_to_ctf(args: argparse.Namespace) -> int:
         max_errors=args.max_errors)
     names = {int(k): features.key_name(i) for i, k in enumerate(features.table().keys.tolist())}
     source = MinibatchSource([features, labels], randomize=False, max_sweeps=1)
-    count = 0
-    with open(args.output, "w", encoding="utf-8") as out:
+    count, total = 0, source.deserializer.table().num_sequences
+    with open(args.output, "w", encoding="utf-8") as out, \
+            common.progress_bar(total, "convert", unit="ex") as update:
         while mb := source.next_minibatch(1 << 20):
             x, y = mb["features"], mb["labels"]
             classes = y.values.indices
@@ -111,4 +112,5 @@ def scp_to_ctf(args: argparse.Namespace) -> int:
                     tail = f" |# {names[key]}" if t == a else ""
                     out.write(f"{count} |features {line} |labels {int(classes[t])}:1{tail}\n")
                 count += 1
+            update(count)
     return count

@@ -2,8 +2,9 @@
 
 The page has no script and loads nothing (inline CSS and SVG): a table of the
 report's figures, bar charts of the length histograms, label distributions
-(MLF labels, ClassLabel features, CTF label streams) and shard sizes, and the
-problems found. Every chart is drawn from the same report ``inspect --json``
+(MLF labels, ClassLabel features by class name, CTF label streams), shard and
+file sizes, the sequences of a config's reader sections, and the problems
+found. Every chart is drawn from the same report ``inspect --json``
 prints, and says where its numbers are in it (``data-source``), so that a test
 can compare what a browser shows with the JSON.
 
@@ -85,6 +86,13 @@ def _tfds_charts(r: dict[str, Any]) -> list[Chart]:
     return out
 
 
+def _config_charts(r: dict[str, Any]) -> list[Chart]:
+    """Sequences and samples of every section that can be read."""
+    readable = [s for s in r["sections"] if "sequences" in s]
+    return [Chart(f"{key} per reader section", [(s["section"], s[key]) for s in readable],
+                  f"sections[].{key}") for key in ("sequences", "samples") if readable]
+
+
 def charts(r: dict[str, Any]) -> list[Chart]:
     """The charts of a report, by its format.
 
@@ -109,7 +117,9 @@ def charts(r: dict[str, Any]) -> list[Chart]:
     if kind == "text":
         return _histogram(r, "tokens per line") + _labels(r.get("top_tokens") or {},
                                                           "most frequent tokens", "top_tokens")
-    return []
+    if kind == "config":
+        return _config_charts(r)
+    return []  # an HTK file: its header is the table of figures
 
 
 def svg(chart: Chart) -> str:

@@ -105,7 +105,7 @@ def tfrecord_case(out: Path) -> tuple[dict, list[dict]]:
         for i in range(9):
             ids = rng.integers(0, 50, size=int(rng.integers(0, 5))).astype(np.int64)
             emb = np.round(rng.normal(size=3), 3).astype(np.float32)
-            opt = np.round(rng.random(2), 2).astype(np.float32) if i % 3 else np.zeros(0, np.float32)
+            opt = (np.round(rng.random(2), 2) if i % 3 else np.zeros(0)).astype(np.float32)
             name = f"rec-{i}".encode()
             feature = {
                 "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[100 + i])),

@@ -66,15 +66,16 @@ def resolution(base_dir: str | os.PathLike, origin: str, what: str = "relative p
     where the default came from.
 
     Example:
-        >>> resolution("/d", "the config file's folder")
-        "relative paths resolve against /d (the config file's folder); pass base_dir=DIR to change it"
+        >>> print(resolution("/d", "the config file's folder"))
+        relative paths resolve against /d (the config file's folder); pass base_dir=DIR to change it
         >>> resolution("/d", "base_dir", "relative archive paths")
         'relative archive paths resolve against base_dir=/d; pass another base_dir=DIR to change it'
     """
     if origin == "base_dir":
         return (f"{what} resolve against base_dir={os.fspath(base_dir)}; pass another "
                 "base_dir=DIR to change it")
-    return f"{what} resolve against {os.fspath(base_dir)} ({origin}); pass base_dir=DIR to change it"
+    return (f"{what} resolve against {os.fspath(base_dir)} ({origin}); pass base_dir=DIR to "
+            "change it")
 
 
 def _key_and_location(node: ConfigNode, key: str, inherit: bool) -> tuple[str, str]:

@@ -153,8 +153,8 @@ class HTKFeatureDeserializer(Deserializer):
         if problem is not None and f in rows.relative and not self._archives.paths[f].exists():
             from ...config.paths import resolution
 
-            problem += (f"; {resolution(rows.base_dir, self._base_origin, 'relative archive paths')}"
-                        ", or write '.../NAME' in the SCP for a file next to it")
+            rule = resolution(rows.base_dir, self._base_origin, "relative archive paths")
+            problem += f"; {rule}, or write '.../NAME' in the SCP for a file next to it"
         return problem
 
     @staticmethod

@@ -20,12 +20,16 @@ def test_help_lists_the_subcommands_and_exit_statuses(capsys: pytest.CaptureFixt
     out = capsys.readouterr().out
     for command in ("demo", "inspect", "validate", "cat"):
         assert command in out
-    assert "exit status: 0 success; 1 the data has errors" in out
+    assert "exit status: 0 success; 1 the data is wrong: it has errors" in out
+    assert "2 the command\nline or configuration is wrong" in out
 
 
 @pytest.mark.parametrize("command, option", [("demo", "usage: minibatcher demo"),
                                              ("inspect", "--skip-sequence-ids"),
                                              ("validate", "--max-errors"),
+                                             ("inspect", "--max-errors"),
+                                             ("inspect", "--no-verify-crc"),
+                                             ("validate", "--no-verify-crc"),
                                              ("cat", "--minibatch-size")])
 def test_subcommand_help(command: str, option: str, capsys: pytest.CaptureFixture) -> None:
     assert main([command, "--help"]) == 0

@@ -257,17 +257,4 @@ def composite_htk(entry: ConfigNode, paths: ConfigPaths, precision: str, trace: 
     return out
 
 
-def source_class(options: dict[str, Any]) -> type:
-    """``LegacyHTKSource`` when the options use legacy-only rules, else ``MinibatchSource``."""
-    from ..engine.source import MinibatchSource
-    from ..formats.htk.legacy import LegacyHTKSource
-
-    legacy = ("utterances_per_minibatch", "full_minibatches", "truncated_by_minibatch")
-    if any(options.get(key) for key in legacy):
-        return LegacyHTKSource
-    for key in legacy:
-        options.pop(key, None)
-    return MinibatchSource
-
-
-__all__ = ["composite_htk", "is_htk_entry", "is_htk_reader", "legacy_htk", "source_class"]
+__all__ = ["composite_htk", "is_htk_entry", "is_htk_reader", "legacy_htk"]

@@ -70,6 +70,8 @@ class Slot:
 class TruncatedBpttPacker(Packer):
     """Packs ``truncation_length`` samples of every slot per minibatch."""
 
+    skips_by_reading = True
+
     def __init__(self, reader: Reader, truncation_length: int) -> None:
         super().__init__(reader)
         sweep = int(np.sum(reader.table.lengths, dtype=np.int64))

@@ -12,11 +12,13 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from ..errors import ConfigError
 from ..log import check_trace_level
 from .enumerator import MAX_EPOCH_SIZE
 from .frame_plan import FrameOrder
+from .legacy import legacy_rules
 from .order import BlockRandomOrder, FileOrder, Order
 
 INFINITELY_REPEAT = 2**64 - 1
@@ -48,6 +50,9 @@ class SourceOptions:
     local_timeline: bool = True
     num_threads: int | None = None
     prefetch_chunks: int | None = None
+    utterances_per_minibatch: int | Sequence[int] = 0  # the legacy HTK reader's rules (.legacy)
+    truncated_by_minibatch: bool = False
+    full_minibatches: bool = False
 
     def __post_init__(self) -> None:
         for name in ("max_samples", "max_sweeps", "randomization_window_in_samples",
@@ -77,6 +82,7 @@ class SourceOptions:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ConfigError(f"{name} should be a positive int or None, but got {name}={value!r}")
+        legacy_rules(self)
 
     def _check_workers(self) -> None:
         w, r = self.num_workers, self.worker_rank

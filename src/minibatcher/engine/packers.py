@@ -118,6 +118,8 @@ class Picks:
 class Packer(abc.ABC):
     """Builds minibatches; its state (if any) is part of checkpoints."""
 
+    skips_by_reading = False  # skipping a minibatch needs its data (BPTT slots, legacy rules)
+
     def __init__(self, reader: Reader) -> None:
         self.reader = reader
 

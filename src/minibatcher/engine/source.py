@@ -24,15 +24,15 @@ from ..deserializer import Deserializer, SequenceTable
 from ..errors import ConfigError, FormatError
 from ..streams import StreamInformation
 from ..user_deserializer import UserDeserializer, adapt
-from .bptt import TruncatedBpttPacker
 from .chunk_cache import ChunkCache
 from .composite import CompositeDeserializer
 from .enumerator import MAX_EPOCH_SIZE, EpochConfig, make_enumerator
 from .frames import FrameTable, FrameView
 from .gather import OutputArena
+from .legacy import legacy_rules, make_packer
 from .minibatch import Minibatch
 from .options import (FULL_DATA_SWEEP, INFINITELY_REPEAT, SourceOptions, epoch_size_of)
-from .packers import FramePacker, Reader, SequencePacker, minibatch_counts
+from .packers import Reader, minibatch_counts
 from .schedule import ChunkSchedule
 from ..state import SOURCE, Fingerprint, check_stamp, digest, stamp
 from .state import check_epoch, check_fields, check_int, check_position, check_slots, require
@@ -158,6 +158,10 @@ class MinibatchSource:
     ``randomization_window_in_chunks`` defaults to
     ``DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS`` (128) unless a window in
     samples is given; ``randomize=False`` (or a window of 0) reads in file order.
+
+    The legacy ``HTKMLFReader``'s rules (``utterances_per_minibatch``,
+    ``truncated_by_minibatch``, ``full_minibatches``; :mod:`.legacy`) select
+    their packers; ``from_config`` sets them for such reader sections.
     """
 
     def __init__(self, deserializers: Deserializer | Sequence[Deserializer],
@@ -168,14 +172,17 @@ class MinibatchSource:
                  frame_mode: bool = False, truncation_length: int = 0, randomize: bool = True, *,
                  num_workers: int = 1, worker_rank: int = 0, cross_sweep_boundaries: bool = True,
                  local_timeline: bool = True, num_threads: int | None = None,
-                 prefetch_chunks: int | None = None) -> None:
+                 prefetch_chunks: int | None = None,
+                 utterances_per_minibatch: int | Sequence[int] = 0,
+                 truncated_by_minibatch: bool = False, full_minibatches: bool = False) -> None:
         exit_guard.check()
         num_threads = _threads(multithreaded_deserializer, num_threads)
         self.options = SourceOptions(
             max_samples, max_sweeps, randomize, randomization_window_in_chunks,
             randomization_window_in_samples, randomization_seed, frame_mode, truncation_length,
             trace_level, num_workers, worker_rank, cross_sweep_boundaries, local_timeline,
-            num_threads, prefetch_chunks)
+            num_threads, prefetch_chunks, utterances_per_minibatch, truncated_by_minibatch,
+            full_minibatches)
         self._deserializer = _as_deserializer(deserializers, self.options.trace_level)
         if self.options.frame_mode and self._deserializer.splits_into_frames:
             self._deserializer = FrameView(self._deserializer)  # every frame a sequence
@@ -189,10 +196,7 @@ class MinibatchSource:
         self._ahead = o.prefetch_chunks or max(1, threads)
         self._cache = ChunkCache(self._deserializer, threads)
         reader = Reader(self._table, self._deserializer.streams, self._cache, self._enumerator)
-        if o.truncation_length:
-            self._packer = TruncatedBpttPacker(reader, o.truncation_length)
-        else:
-            self._packer = (FramePacker if o.frame_mode else SequencePacker)(reader)
+        self._packer = make_packer(reader, o)
         self._workers = (o.num_workers, o.worker_rank)
         self._explicit_epoch = False
         self._started = self._end = False
@@ -219,10 +223,12 @@ class MinibatchSource:
         ``base_dir``; ``max_errors`` (when given) replaces every deserializer's
         ``maxErrors``; ``options`` override :class:`MinibatchSource` options.
         """
-        from ..config.reader import source_from_config
+        from ..config.reader import source_arguments
 
-        return source_from_config(config, section, overrides=overrides, base_dir=base_dir,
-                                  max_errors=max_errors, **options)
+        deserializers, merged = source_arguments(config, section, overrides=overrides,
+                                                 base_dir=base_dir, max_errors=max_errors,
+                                                 **options)
+        return cls(deserializers, **merged)
 
     @property
     def streams(self) -> StreamInfos:
@@ -335,7 +341,7 @@ class MinibatchSource:
             >>> MinibatchSource.skip_minibatch.__name__
             'skip_minibatch'
         """
-        if self.options.truncation_length:
+        if self._packer.skips_by_reading:
             return bool(self.next_minibatch(minibatch_size_in_samples, None, None,
                                             num_data_partitions, partition_index))
         size = _check_size(minibatch_size_in_samples)
@@ -399,7 +405,7 @@ class MinibatchSource:
                        "frame_mode": o.frame_mode, "truncation_length": o.truncation_length,
                        "num_workers": self._workers[0], "worker_rank": self._workers[1],
                        "local_timeline": o.local_timeline,
-                       "cross_sweep_boundaries": o.cross_sweep_boundaries}
+                       "cross_sweep_boundaries": o.cross_sweep_boundaries, **legacy_rules(o)}
             self._fingerprint = Fingerprint(data, options)
         return self._fingerprint
 

@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
+from ..args import bad_option, check_int
 from ..engine.layout import CSRMatrix
 from ..errors import ConfigError
 from .position import Layout
@@ -117,10 +118,11 @@ class GlobalBatches:
         jax = _jax()
         world = jax.process_count() if process_count is None else process_count
         rank = jax.process_index() if process_index is None else process_index
-        size = minibatch_size_in_samples
-        if isinstance(size, bool) or not isinstance(size, int) or size <= 0 or size % world:
-            raise ConfigError(f"minibatch_size_in_samples should be a positive multiple of the "
-                              f"process count {world}, but got minibatch_size_in_samples={size!r}")
+        expected = f"a positive multiple of the process count {world}"
+        size = check_int("minibatch_size_in_samples", minibatch_size_in_samples, 1,
+                         expected=expected)
+        if size % world:
+            raise bad_option("minibatch_size_in_samples", size, expected)
         self._rank_reader = RankReader(make_source, Layout(world, rank, size, bool(equal_batches)))
         self.sharding = sharding
         self.rows = dict(rows or {})

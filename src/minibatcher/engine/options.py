@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..args import check_int, non_negative_int, optional_int, positive_int
 from ..errors import ConfigError
 from ..log import check_trace_level
 from .enumerator import MAX_EPOCH_SIZE
@@ -24,11 +25,6 @@ from .order import BlockRandomOrder, FileOrder, Order
 INFINITELY_REPEAT = 2**64 - 1
 FULL_DATA_SWEEP = 2**64 - 2
 DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS = 128
-
-
-def _non_negative(name: str, value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ConfigError(f"{name} should be a non-negative int, but got {name}={value!r}")
 
 
 @dataclass(frozen=True)
@@ -56,10 +52,10 @@ class SourceOptions:
 
     def __post_init__(self) -> None:
         for name in ("max_samples", "max_sweeps", "randomization_window_in_samples",
-                     "randomization_seed", "truncation_length"):
-            _non_negative(name, getattr(self, name))
-        if self.randomization_window_in_chunks is not None:
-            _non_negative("randomization_window_in_chunks", self.randomization_window_in_chunks)
+                     "randomization_seed", "truncation_length"):  # NumPy integers become ints
+            object.__setattr__(self, name, non_negative_int(name, getattr(self, name)))
+        object.__setattr__(self, "randomization_window_in_chunks", optional_int(
+            "randomization_window_in_chunks", self.randomization_window_in_chunks, 0))
         if self.max_samples != INFINITELY_REPEAT and self.max_sweeps != INFINITELY_REPEAT:
             raise ConfigError("max_samples and max_sweeps are mutually exclusive, but got "
                               f"max_samples={self.max_samples} and max_sweeps={self.max_sweeps}; "
@@ -79,17 +75,14 @@ class SourceOptions:
         check_trace_level(self.trace_level)
         self._check_workers()
         for name in ("num_threads", "prefetch_chunks"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise ConfigError(f"{name} should be a positive int or None, but got {name}={value!r}")
+            object.__setattr__(self, name, optional_int(name, getattr(self, name), 1))
         legacy_rules(self)
 
     def _check_workers(self) -> None:
-        w, r = self.num_workers, self.worker_rank
-        if isinstance(w, bool) or not isinstance(w, int) or w < 1:
-            raise ConfigError(f"num_workers should be a positive int, but got num_workers={w!r}")
-        if isinstance(r, bool) or not isinstance(r, int) or not 0 <= r < w:
-            raise ConfigError(f"worker_rank should be in [0, num_workers={w}), but got worker_rank={r!r}")
+        w = positive_int("num_workers", self.num_workers)
+        r = check_int("worker_rank", self.worker_rank, 0, w - 1, expected=f"in [0, num_workers={w})")
+        object.__setattr__(self, "num_workers", w)
+        object.__setattr__(self, "worker_rank", r)
 
     def order(self) -> Order:
         """The sweep order these options select.

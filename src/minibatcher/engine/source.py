@@ -20,6 +20,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from .. import exit_guard
+from ..args import check_int, non_negative_int
 from ..deserializer import Deserializer, SequenceTable
 from ..errors import ConfigError, FormatError
 from ..streams import StreamInformation
@@ -34,8 +35,8 @@ from .minibatch import Minibatch
 from .options import (FULL_DATA_SWEEP, INFINITELY_REPEAT, SourceOptions, epoch_size_of)
 from .packers import Reader, minibatch_counts
 from .schedule import ChunkSchedule
-from ..state import SOURCE, Fingerprint, check_stamp, digest, stamp
-from .state import check_epoch, check_fields, check_int, check_position, check_slots, require
+from ..state import SOURCE, Fields, Fingerprint, check_stamp, digest, stamp
+from .state import check_epoch, check_position, check_slots
 from .worker_shares import warn_if_unbalanced
 
 __all__ = ["MinibatchSource", "StreamInfos", "INFINITELY_REPEAT", "FULL_DATA_SWEEP"]
@@ -131,10 +132,7 @@ def _check_frames(table: SequenceTable, name: str) -> None:
 
 
 def _check_size(size: Any) -> int:
-    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-        raise ConfigError("minibatch_size_in_samples should be a positive int, but got "
-                          f"minibatch_size_in_samples={size!r}")
-    return size
+    return check_int("minibatch_size_in_samples", size, 1, expected="a positive int")
 
 
 class MinibatchSource:
@@ -321,11 +319,9 @@ class MinibatchSource:
         (``FULL_DATA_SWEEP`` = one sweep). ``num_data_partitions`` /
         ``partition_index`` set the distributed split first, as in :meth:`next_minibatch`."""
         size = self.sweep_size if epoch_size in (FULL_DATA_SWEEP, INFINITELY_REPEAT) else epoch_size
-        if isinstance(size, bool) or not isinstance(size, int) or not 0 < size <= MAX_EPOCH_SIZE:
-            raise ConfigError(f"epoch_size should be a positive int or FULL_DATA_SWEEP, but got "
-                              f"epoch_size={epoch_size!r}")
-        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
-            raise ConfigError(f"epoch should be a non-negative int, but got epoch={epoch!r}")
+        size = check_int("epoch_size", size, 1, MAX_EPOCH_SIZE,
+                         expected="a positive int or FULL_DATA_SWEEP")
+        epoch = non_negative_int("epoch", epoch)
         self._set_workers(num_data_partitions, partition_index)
         self._explicit_epoch = True
         self._start(self._epoch_config(size, epoch))
@@ -371,11 +367,12 @@ class MinibatchSource:
         :class:`CheckpointError` naming the field, and leaves the source as it was."""
         check_stamp(state, SOURCE)
         self.fingerprint().check(state)
-        epoch = check_epoch(require(state, "epoch"), MAX_EPOCH_SIZE)
+        fields = Fields(state)
+        epoch = check_epoch(fields, MAX_EPOCH_SIZE)
         if epoch is None:
             self._started = False
             return
-        enumerator, packer = self._checked_positions(state, epoch)
+        enumerator, packer = self._checked_positions(fields, epoch)
         index, size, explicit = epoch
         self._explicit_epoch = explicit
         config = self._epoch_config(size, index) if explicit else self._v2_epoch()
@@ -434,21 +431,18 @@ class MinibatchSource:
 
     # -- internals ------------------------------------------------------------------------------
 
-    def _checked_positions(self, state: Mapping[str, Any],
+    def _checked_positions(self, state: Fields,
                            epoch: tuple[int, int, bool]) -> tuple[dict[str, int], dict[str, Any]]:
         """The enumerator and packer parts of ``state``, validated against the
         timeline (positions at sequence starts, within the saved epoch)."""
-        enumerator = dict(check_fields("enumerator", require(state, "enumerator"),
-                                       set(self._enumerator.get_state())))
-        position = check_position(enumerator["position"], epoch, self._sequence_start)
-        if "counter_sweep" in enumerator:
-            check_int("enumerator.counter_sweep", enumerator["counter_sweep"], 0,
-                      position // self.sweep_size + 1)
-        packer = dict(check_fields("packer", require(state, "packer"),
-                                   set(self._packer.get_state())))
-        if "slots" in packer:
-            check_slots(packer["slots"], self._table.lengths)
-        return enumerator, packer
+        enumerator = state.record("enumerator", self._enumerator.get_state())
+        position = check_position(enumerator, epoch, self._sequence_start)
+        if enumerator.has("counter_sweep"):
+            enumerator.int("counter_sweep", 0, position // self.sweep_size + 1)
+        packer = state.record("packer", self._packer.get_state())
+        if packer.has("slots"):
+            check_slots(packer, self._table.lengths)
+        return dict(enumerator.raw), dict(packer.raw)
 
     def _sequence_start(self, position: int) -> int:
         """The first sequence start at or after sample ``position`` of the timeline."""
@@ -492,7 +486,8 @@ class MinibatchSource:
     def _set_workers(self, count: int | None, rank: int | None) -> None:
         if count is None and rank is None:
             return
-        workers = (count if count is not None else 1, rank if rank is not None else 0)
+        workers = (1 if count is None else check_int("num_data_partitions", count, 1),
+                   0 if rank is None else check_int("partition_index", rank, 0))
         if workers != self._workers:
             cfg = self._enumerator.config
             new = EpochConfig(cfg.epoch_size, cfg.epoch_index, *workers, cfg.allow_cross)

@@ -1,7 +1,8 @@
 """HTK/MLF reader sections: the legacy ``HTKMLFReader``, ``HTKDeserializers``
 and the composite ``HTKFeatureDeserializer`` / ``HTKMLFDeserializer`` entries.
 
-Keys (cntk-htk-mlf-and-randomizer.md §6): feature blocks have ``scpFile``,
+Keys (docs/htk-mlf.md, "Configs"; CNTK's ``Source/Readers/HTKMLFReader/HTKMLFReader.cpp``
+and ``Source/Readers/HTKDeserializers/ConfigHelper.cpp``): feature blocks have ``scpFile``,
 ``dim`` (the expanded size unless ``contextWindow`` is given),
 ``contextWindow`` (``N`` odd, or ``L:R``), ``prefixPathInSCP``, ``type``
 (``real``); label blocks have ``mlfFile`` or ``mlfFileList``, ``labelDim``

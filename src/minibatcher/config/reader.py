@@ -1,7 +1,9 @@
 """BrainScript ``reader`` sections -> a ``MinibatchSource``'s deserializers and options,
 with CNTK's defaults.
 
-Two front ends (cntk-ctf-reader.md §1, §6):
+Two front ends (docs/ctf-format.md for the files; CNTK's
+``Source/Readers/CNTKTextFormatReader/TextConfigHelper.cpp`` and
+``Source/Readers/CompositeDataReader/CompositeDataReader.cpp`` for the keys):
 
 * legacy ``reader = [ readerType = "CNTKTextFormatReader" ... ]``: keys are
   looked up with inheritance from enclosing sections; the window counts

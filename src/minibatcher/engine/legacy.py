@@ -2,7 +2,8 @@
 
 Three behaviours of CNTK's old HTK reader (``HTKMLFReader``; see
 docs/htk-mlf.md and CNTK's ``Source/Readers/HTKMLFReader``) are options of
-:class:`~minibatcher.engine.options.SourceOptions`, and :func:`make_packer`
+:class:`~minibatcher.engine.options.SourceOptions` (validated there by
+:func:`~minibatcher.engine.options.legacy_rules`), and :func:`make_packer`
 picks the packer that applies them:
 
 * utterance mode (``utterances_per_minibatch``, CNTK's
@@ -33,20 +34,15 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Sequence
 
-from ..args import is_int
+from ..deserializer import Deserializer
 from ..errors import ConfigError
 from .bptt import TruncatedBpttPacker
 from .enumerator import UNLIMITED, Selection
 from .minibatch import Minibatch
-from .packers import FramePacker, Packer, Reader, SequencePacker
-
-if TYPE_CHECKING:
-    from ..formats.ctf import CTFDeserializer
-    from .options import SourceOptions
-
-LEGACY_OPTIONS = ("utterances_per_minibatch", "truncated_by_minibatch", "full_minibatches")
+from .options import SourceOptions, legacy_rules
+from .packers import FramePacker, Packer, PackerInput, SequencePacker
 
 
 def per_epoch(values: Sequence[int], epoch: int) -> int:
@@ -59,63 +55,16 @@ def per_epoch(values: Sequence[int], epoch: int) -> int:
     return int(values[min(epoch, len(values) - 1)])
 
 
-def utterance_counts(value: Any) -> list[int]:
-    """``utterances_per_minibatch`` (an int, or one int per epoch; none negative) as a list.
-
-    Example:
-        >>> utterance_counts(2), utterance_counts((1, 3))
-        ([2], [1, 3])
-        >>> utterance_counts([])
-        Traceback (most recent call last):
-        ...
-        minibatcher.errors.ConfigError: option nbruttsineachrecurrentiter should be one or more positive integers (one per epoch), but got nbruttsineachrecurrentiter=[]
-    """
-    counts = [value] if is_int(value) else list(value) if isinstance(value, (list, tuple)) else []
-    if not counts or not all(is_int(c) and c >= 0 for c in counts):
-        raise ConfigError("option nbruttsineachrecurrentiter should be one or more positive "
-                          f"integers (one per epoch), but got nbruttsineachrecurrentiter={value!r}")
-    return [int(c) for c in counts]
-
-
-def legacy_rules(options: SourceOptions) -> dict[str, Any]:
-    """The legacy rules in force (``{}`` when no legacy option is set), as a
-    checkpoint's fingerprint records them; refuses the combinations CNTK has not.
-
-    Example:
-        >>> from minibatcher.engine.options import SourceOptions
-        >>> legacy_rules(SourceOptions(utterances_per_minibatch=[0, 2], truncated_by_minibatch=True))
-        {'utterances_per_minibatch': [1, 2], 'truncated_by_minibatch': True, 'full_minibatches': False}
-        >>> legacy_rules(SourceOptions())
-        {}
-    """
-    o = options
-    if not (o.utterances_per_minibatch or o.truncated_by_minibatch or o.full_minibatches):
-        return {}
-    counts = utterance_counts(o.utterances_per_minibatch)
-    if o.truncated_by_minibatch:
-        if o.frame_mode or o.truncation_length:
-            raise ConfigError("option truncated_by_minibatch needs frame_mode=False and no "
-                              f"truncation_length, but got frame_mode={o.frame_mode}"
-                              f", truncation_length={o.truncation_length}")
-        counts = [max(1, n) for n in counts]
-    elif counts[0] and (o.frame_mode or o.truncation_length):
-        raise ConfigError("utterance mode (nbruttsineachrecurrentiter) needs "
-                          "frameMode=false and no truncation")
-    return {"utterances_per_minibatch": counts,
-            "truncated_by_minibatch": bool(o.truncated_by_minibatch),
-            "full_minibatches": bool(o.full_minibatches) and o.frame_mode}
-
-
-def make_packer(reader: Reader, options: SourceOptions) -> Packer:
+def make_packer(reader: PackerInput, options: SourceOptions) -> Packer:
     """The packer ``options`` select: a legacy rule's (this module) or the engine's own.
 
     Example:
-        >>> from minibatcher.engine.options import SourceOptions
         >>> from minibatcher import MinibatchSource
         >>> reader = MinibatchSource(_utterances(frames=True))._packer.reader
         >>> [type(make_packer(reader, SourceOptions(**o))).__name__
         ...  for o in ({}, {"frame_mode": True}, {"truncation_length": 2},
-        ...            {"utterances_per_minibatch": 2}, {"full_minibatches": True, "frame_mode": True})]
+        ...            {"utterances_per_minibatch": 2},
+        ...            {"full_minibatches": True, "frame_mode": True})]
         ['SequencePacker', 'FramePacker', 'TruncatedBpttPacker', 'UtterancePacker', 'FullFramePacker']
     """
     rules = legacy_rules(options)
@@ -131,7 +80,7 @@ def make_packer(reader: Reader, options: SourceOptions) -> Packer:
     return (FramePacker if options.frame_mode else SequencePacker)(reader)
 
 
-def _epoch_count(reader: Reader, counts: Sequence[int]) -> int:
+def _epoch_count(reader: PackerInput, counts: Sequence[int]) -> int:
     return per_epoch(counts, reader.enumerator.config.epoch_index)
 
 
@@ -140,7 +89,7 @@ class UtterancePacker(SequencePacker):
 
     skips_by_reading = True
 
-    def __init__(self, reader: Reader, counts: Sequence[int]) -> None:
+    def __init__(self, reader: PackerInput, counts: Sequence[int]) -> None:
         super().__init__(reader)
         self.counts = list(counts)
 
@@ -182,7 +131,7 @@ class MinibatchTruncationPacker(TruncatedBpttPacker):
 
     skips_by_reading = True
 
-    def __init__(self, reader: Reader, counts: Sequence[int]) -> None:
+    def __init__(self, reader: PackerInput, counts: Sequence[int]) -> None:
         super().__init__(reader, 1)
         self.counts = list(counts)
 
@@ -224,7 +173,7 @@ class FullFramePacker(FramePacker):
         return minibatch, end
 
 
-def _utterances(frames: bool = False) -> CTFDeserializer:
+def _utterances(frames: bool = False) -> Deserializer:
     """Six samples (values 0..5): three 2-sample sequences, or six frames."""
     import pathlib
     import tempfile

@@ -12,14 +12,13 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
-from ..args import check_int, non_negative_int, optional_int, positive_int
+from ..args import check_int, is_int, non_negative_int, optional_int, positive_int
 from ..errors import ConfigError
 from ..log import check_trace_level
 from .enumerator import MAX_EPOCH_SIZE
 from .frame_plan import FrameOrder
-from .legacy import legacy_rules
 from .order import BlockRandomOrder, FileOrder, Order
 
 INFINITELY_REPEAT = 2**64 - 1
@@ -123,3 +122,50 @@ def epoch_size_of(options: SourceOptions, sweep_size: int) -> int:
     if size > MAX_EPOCH_SIZE:
         raise ConfigError(f"the epoch is too large ({size} samples); the limit is {MAX_EPOCH_SIZE}")
     return size
+
+
+def utterance_counts(value: Any) -> list[int]:
+    """``utterances_per_minibatch`` (an int, or one int per epoch; none negative) as a list.
+
+    Example:
+        >>> utterance_counts(2), utterance_counts((1, 3))
+        ([2], [1, 3])
+        >>> utterance_counts([])
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.ConfigError: option nbruttsineachrecurrentiter should be one or more positive integers (one per epoch), but got nbruttsineachrecurrentiter=[]
+    """
+    counts = [value] if is_int(value) else list(value) if isinstance(value, (list, tuple)) else []
+    if not counts or not all(is_int(c) and c >= 0 for c in counts):
+        raise ConfigError("option nbruttsineachrecurrentiter should be one or more positive "
+                          f"integers (one per epoch), but got nbruttsineachrecurrentiter={value!r}")
+    return [int(c) for c in counts]
+
+
+def legacy_rules(options: SourceOptions) -> dict[str, Any]:
+    """The legacy ``HTKMLFReader``'s rules in force (``{}`` when no legacy option
+    is set; :mod:`.legacy` has their packers), as a checkpoint's fingerprint
+    records them; refuses the combinations CNTK has not.
+
+    Example:
+        >>> legacy_rules(SourceOptions(utterances_per_minibatch=[0, 2], truncated_by_minibatch=True))
+        {'utterances_per_minibatch': [1, 2], 'truncated_by_minibatch': True, 'full_minibatches': False}
+        >>> legacy_rules(SourceOptions())
+        {}
+    """
+    o = options
+    if not (o.utterances_per_minibatch or o.truncated_by_minibatch or o.full_minibatches):
+        return {}
+    counts = utterance_counts(o.utterances_per_minibatch)
+    if o.truncated_by_minibatch:
+        if o.frame_mode or o.truncation_length:
+            raise ConfigError("option truncated_by_minibatch needs frame_mode=False and no "
+                              f"truncation_length, but got frame_mode={o.frame_mode}"
+                              f", truncation_length={o.truncation_length}")
+        counts = [max(1, n) for n in counts]
+    elif counts[0] and (o.frame_mode or o.truncation_length):
+        raise ConfigError("utterance mode (nbruttsineachrecurrentiter) needs "
+                          "frameMode=false and no truncation")
+    return {"utterances_per_minibatch": counts,
+            "truncated_by_minibatch": bool(o.truncated_by_minibatch),
+            "full_minibatches": bool(o.full_minibatches) and o.frame_mode}

@@ -30,10 +30,11 @@ from .composite import CompositeDeserializer
 from .enumerator import MAX_EPOCH_SIZE, EpochConfig, make_enumerator
 from .frames import FrameTable, FrameView
 from .gather import OutputArena
-from .legacy import legacy_rules, make_packer
+from .legacy import make_packer
 from .minibatch import Minibatch
-from .options import (FULL_DATA_SWEEP, INFINITELY_REPEAT, SourceOptions, epoch_size_of)
-from .packers import Reader, minibatch_counts
+from .options import (FULL_DATA_SWEEP, INFINITELY_REPEAT, SourceOptions, epoch_size_of,
+                      legacy_rules)
+from .packers import PackerInput, minibatch_counts
 from .schedule import ChunkSchedule
 from ..state import SOURCE, Fields, Fingerprint, check_stamp, digest, stamp
 from .state import check_epoch, check_position, check_slots
@@ -193,7 +194,7 @@ class MinibatchSource:
         threads = o.num_threads or min(8, os.cpu_count() or 1)
         self._ahead = o.prefetch_chunks or max(1, threads)
         self._cache = ChunkCache(self._deserializer, threads)
-        reader = Reader(self._table, self._deserializer.streams, self._cache, self._enumerator)
+        reader = PackerInput(self._table, self._deserializer.streams, self._cache, self._enumerator)
         self._packer = make_packer(reader, o)
         self._workers = (o.num_workers, o.worker_rank)
         self._explicit_epoch = False
@@ -302,8 +303,9 @@ class MinibatchSource:
         """Yields minibatches until the epoch ends.
 
         Example:
-            >>> MinibatchSource.minibatches.__name__
-            'minibatches'
+            >>> source = _example(randomize=False, max_sweeps=2)   # 2 sweeps of 2 samples
+            >>> [mb["x"].values.ravel().tolist() for mb in source.minibatches(3)]
+            [[1.0, 2.0, 1.0], [2.0]]
         """
         while True:
             minibatch = self.next_minibatch(minibatch_size_in_samples)
@@ -334,8 +336,11 @@ class MinibatchSource:
         stream between processes skip the minibatches of the others with it.
 
         Example:
-            >>> MinibatchSource.skip_minibatch.__name__
-            'skip_minibatch'
+            >>> source = _example(randomize=False, max_sweeps=1)
+            >>> source.skip_minibatch(1), source.next_minibatch(1)["x"].values.ravel().tolist()
+            (True, [2.0])
+            >>> source.skip_minibatch(1)
+            False
         """
         if self._packer.skips_by_reading:
             return bool(self.next_minibatch(minibatch_size_in_samples, None, None,
@@ -414,8 +419,15 @@ class MinibatchSource:
         uses it so that minibatches are gathered straight into shared memory.
 
         Example:
-            >>> MinibatchSource.set_output_arena.__name__
-            'set_output_arena'
+            >>> class Arena:   # lends 64 bytes, used from the front
+            ...     buffer, taken = np.zeros(64, np.uint8), 0
+            ...     def take(self): return self.buffer[self.taken:]
+            ...     def used(self, nbytes): self.taken += nbytes
+            >>> source, arena = _example(randomize=False), Arena()
+            >>> source.set_output_arena(arena)
+            >>> values = source.next_minibatch(3)["x"].values   # sweep 0, then 1 of sweep 1
+            >>> values.ravel().tolist(), arena.taken, np.shares_memory(values, arena.buffer)
+            ([1.0, 2.0, 1.0], 12, True)
         """
         self._packer.reader.arena = arena
 

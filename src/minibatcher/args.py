@@ -64,8 +64,10 @@ def _int_text(lo: int | None, hi: int | None) -> str:
 
 
 def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = None,
-              error: type[Exception] = ConfigError, expected: str | None = None) -> int:
-    """``value`` as a Python int in ``[lo, hi]`` (``expected`` rewords the requirement).
+              error: type[Exception] = ConfigError, expected: str | None = None,
+              advice: str = "") -> int:
+    """``value`` as a Python int in ``[lo, hi]`` (``expected`` rewords the
+    requirement, ``advice`` says what to do instead).
 
     Example:
         >>> check_int("rank", np.int32(1), 0, 3)
@@ -74,9 +76,13 @@ def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = Non
         Traceback (most recent call last):
         ...
         minibatcher.errors.ConfigError: option rank should be an integer in [0, 3], but got rank=4
+        >>> check_int("window", 0, 1, expected="positive", advice="use randomize=False")
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.ConfigError: option window should be positive, but got window=0; use randomize=False
     """
     if not is_int(value) or (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise bad_option(name, value, expected or _int_text(lo, hi), error)
+        raise bad_option(name, value, expected or _int_text(lo, hi), error, advice)
     return int(value)
 
 

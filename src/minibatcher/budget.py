@@ -20,7 +20,8 @@ from __future__ import annotations
 import threading
 from typing import Hashable
 
-from .errors import ConfigError, ErrorBudgetExceeded
+from .args import non_negative_int
+from .errors import ErrorBudgetExceeded
 
 
 def check_max_errors(max_errors: int) -> int:
@@ -30,11 +31,9 @@ def check_max_errors(max_errors: int) -> int:
         >>> check_max_errors(-1)
         Traceback (most recent call last):
         ...
-        minibatcher.errors.ConfigError: max_errors should be a non-negative int, but got max_errors=-1
+        minibatcher.errors.ConfigError: option max_errors should be a non-negative integer, but got max_errors=-1
     """
-    if isinstance(max_errors, bool) or not isinstance(max_errors, int) or max_errors < 0:
-        raise ConfigError(f"max_errors should be a non-negative int, but got max_errors={max_errors!r}")
-    return max_errors
+    return non_negative_int("max_errors", max_errors)
 
 
 class ErrorBudget:

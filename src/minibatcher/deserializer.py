@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .args import check_int
 from .errors import FormatError
 from .streams import StreamInformation
 
@@ -46,9 +47,9 @@ class ContextWindow:
 
     def __post_init__(self) -> None:
         for name in ("left", "right"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise FormatError(f"context {name} should be a non-negative int, but got {value!r}")
+            value = check_int(name, getattr(self, name), 0, error=FormatError,
+                              expected="a non-negative integer (context samples)")
+            object.__setattr__(self, name, value)
 
     @property
     def width(self) -> int:

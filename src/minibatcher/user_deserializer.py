@@ -41,6 +41,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from .args import is_int
 from .deserializer import ChunkData, Deserializer, SequenceTable, StreamChunk
 from .errors import ConfigError, FormatError
 from .streams import StreamInformation
@@ -190,7 +191,7 @@ class UserDeserializerAdapter(Deserializer):
         self._infos = _infos(user)
         self._lock = threading.Lock()
         count = user.num_chunks()
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count <= 0:
+        if not is_int(count) or count <= 0:
             raise ConfigError(f"{self._name}.num_chunks() should return a positive int, but got "
                               f"{count!r}")
         lengths = [self._lengths(c) for c in range(int(count))]

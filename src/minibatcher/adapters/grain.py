@@ -106,8 +106,15 @@ def ctf_data_source(filename: str | os.PathLike, streams: Mapping[str, Any],
     for large files: every process builds or loads the index).
 
     Example:
-        >>> ctf_data_source.__name__
-        'ctf_data_source'
+        >>> import pathlib, pickle, tempfile
+        >>> from minibatcher import StreamDef
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.ctf"
+        >>> _ = p.write_text("0 |x 1\\n0 |x 2\\n1 |x 3\\n2 |x 4\\n")
+        >>> source = ctf_data_source(str(p), {"x": StreamDef()})
+        >>> source.make_deserializer().table().num_chunks   # one chunk per sequence
+        3
+        >>> pickle.loads(pickle.dumps(source))[1]   # what a worker process reads
+        {'x': array([[3.]], dtype=float32), 'key': 1}
     """
     from ..formats.ctf import CTFDeserializer
 

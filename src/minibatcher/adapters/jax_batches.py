@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
+from ..args import bad_option, check_int
 from ..engine.layout import CSRMatrix
 from ..errors import ConfigError
 from .position import Layout
@@ -105,9 +106,20 @@ class GlobalBatches:
     ``set_epoch(e)`` selects the epoch (sweep); ``get_state()`` / ``set_state()``
     (Grain's names) restore exactly.
 
-    Example:
-        >>> GlobalBatches.get_state.__name__
-        'get_state'
+    Example (iterating gives ``jax.Array`` batches: tests/adapters/test_jax.py):
+        >>> import pathlib, tempfile
+        >>> from minibatcher import CTFDeserializer, MinibatchSource, StreamDef
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.ctf"
+        >>> _ = p.write_text("".join(f"|x {i}\\n" for i in range(6)))
+        >>> make = lambda: MinibatchSource(CTFDeserializer(str(p), {"x": StreamDef(shape=1)}),
+        ...                                randomize=False)
+        >>> batches = GlobalBatches(make, 4, process_index=1, process_count=2)  # rank 1 of 2
+        >>> len(batches), batches.get_state()["layout"]   # 6 samples: 2 minibatches an epoch
+        (2, {'world': 2, 'rank': 1, 'minibatch_size': 4, 'equal_batches': True})
+        >>> GlobalBatches(make, 3, process_index=0, process_count=2)
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.ConfigError: option minibatch_size_in_samples should be a positive multiple of the process count 2, but got minibatch_size_in_samples=3
     """
 
     def __init__(self, make_source: Callable[[], Any], minibatch_size_in_samples: int, *,
@@ -117,10 +129,11 @@ class GlobalBatches:
         jax = _jax()
         world = jax.process_count() if process_count is None else process_count
         rank = jax.process_index() if process_index is None else process_index
-        size = minibatch_size_in_samples
-        if isinstance(size, bool) or not isinstance(size, int) or size <= 0 or size % world:
-            raise ConfigError(f"minibatch_size_in_samples should be a positive multiple of the "
-                              f"process count {world}, but got minibatch_size_in_samples={size!r}")
+        expected = f"a positive multiple of the process count {world}"
+        size = check_int("minibatch_size_in_samples", minibatch_size_in_samples, 1,
+                         expected=expected)
+        if size % world:
+            raise bad_option("minibatch_size_in_samples", size, expected)
         self._rank_reader = RankReader(make_source, Layout(world, rank, size, bool(equal_batches)))
         self.sharding = sharding
         self.rows = dict(rows or {})

@@ -36,7 +36,8 @@ import traceback
 import weakref
 from typing import Any, Callable, Iterator
 
-from ..errors import ConfigError, MinibatcherError
+from ..args import check_int
+from ..errors import MinibatcherError
 
 
 class WorkerDied(MinibatcherError, RuntimeError):
@@ -192,10 +193,8 @@ class PipelineReader:
 
     def __init__(self, make_pipeline: Callable[[], Any], num_workers: int, *,
                  start_method: str = "forkserver") -> None:
-        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 1:
-            raise ConfigError(f"option num_workers should be a positive integer, but got "
-                              f"num_workers={num_workers!r}; use PipelineDataset(num_workers=0) "
-                              f"to read in this process")
+        num_workers = check_int("num_workers", num_workers, 1,
+                                advice="use PipelineDataset(num_workers=0) to read in this process")
         self.make_pipeline, self.num_workers = make_pipeline, num_workers
         self.start_method = start_method
         self.state: dict[str, Any] | None = None

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Iterator, Mapping
 
+from ..args import non_negative_int
 from ..errors import ConfigError
 from .position import Layout, check_source, make_state, read_state
 from .reader import PartitionedReader, as_reader
@@ -47,9 +48,7 @@ class RankReader:
 
     def set_epoch(self, epoch: int) -> None:
         """The next iteration reads epoch (sweep) ``epoch`` from its start."""
-        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
-            raise ConfigError(f"epoch should be a non-negative int, but got epoch={epoch!r}")
-        self.epoch, self.origin, self.step, self.anchor = epoch, 0, 0, 0
+        self.epoch, self.origin, self.step, self.anchor = non_negative_int("epoch", epoch), 0, 0, 0
 
     def state(self, consumed: int | None = None) -> dict[str, Any]:
         """The position after the items delivered in this process, or after
@@ -57,8 +56,7 @@ class RankReader:
         fingerprint = self.reader().fingerprint()
         if consumed is None:
             return make_state(self.epoch, self.step, self.layout, fingerprint, self.anchor)
-        if isinstance(consumed, bool) or not isinstance(consumed, int) or consumed < 0:
-            raise ConfigError(f"consumed should be a non-negative int, but got consumed={consumed!r}")
+        consumed = non_negative_int("consumed", consumed)
         return make_state(self.epoch, self.origin + consumed, self.layout, fingerprint)
 
     def load(self, state: Mapping[str, Any]) -> None:

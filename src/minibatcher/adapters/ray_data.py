@@ -16,9 +16,16 @@ files (a folder or a list) one read task per group of files, one row per
 record: ``file``, ``index`` (the record's position in its file) and the raw
 ``record`` bytes, or the ``tf.train.Example`` features named in ``features``.
 
-Example:
-    >>> DeserializerDatasource.__name__
-    'DeserializerDatasource'
+Example (a read task runs anywhere; ``ray.data.read_datasource`` runs them on a cluster):
+    >>> import functools, pathlib, tempfile
+    >>> from minibatcher import CTFDeserializer, StreamDef
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.ctf"
+    >>> _ = p.write_text("0 |x 1\\n0 |x 2\\n1 |x 3\\n")
+    >>> make = functools.partial(CTFDeserializer, str(p), {"x": StreamDef(shape=1)})
+    >>> task, = DeserializerDatasource(make).get_read_tasks(1)
+    >>> rows = next(iter(task())).to_pylist()
+    >>> [(r["index"], r["key"], r["x"].ravel().tolist()) for r in rows]
+    [(0, 0, [1.0, 2.0]), (1, 1, [3.0])]
 """
 
 from __future__ import annotations
@@ -91,8 +98,14 @@ class DeserializerDatasource(ray.data.Datasource):
     """Sequences of a deserializer as Ray Data rows, one read task per run of chunks.
 
     Example:
-        >>> DeserializerDatasource.get_read_tasks.__name__
-        'get_read_tasks'
+        >>> import functools, pathlib, tempfile
+        >>> from minibatcher import CTFDeserializer, StreamDef
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "d.ctf"
+        >>> _ = p.write_text("".join(f"{i // 2} |x {i}\\n" for i in range(6)))  # 3 sequences
+        >>> make = functools.partial(CTFDeserializer, str(p), {"x": StreamDef(shape=1)},
+        ...                          chunk_size_in_bytes=16)   # small chunks: several tasks
+        >>> [task.metadata.num_rows for task in DeserializerDatasource(make).get_read_tasks(2)]
+        [2, 1]
     """
 
     def __init__(self, make_deserializer: Callable[[], Deserializer]) -> None:
@@ -130,9 +143,13 @@ def read_ctf(filename: str | os.PathLike, streams: Mapping[str, Any], *,
     """A Ray ``Dataset`` of a CTF file's sequences (``options`` are ``CTFDeserializer``'s;
     read tasks parse runs of ``chunk_size_in_bytes`` chunks).
 
-    Example:
-        >>> read_ctf.__name__
-        'read_ctf'
+    Example (the driver opens the file and plans the read before any task runs; the
+    rows are those of :class:`DeserializerDatasource`):
+        >>> from minibatcher import StreamDef
+        >>> read_ctf("no/such/file.ctf", {"x": StreamDef(shape=1)})
+        Traceback (most recent call last):
+        ...
+        FileNotFoundError: [Errno 2] No such file or directory: 'no/such/file.ctf'
     """
     from ..formats.ctf import CTFDeserializer
 
@@ -186,8 +203,14 @@ class TFRecordDatasource(ray.data.Datasource):
         compression_type, verify_crc, max_errors: as ``TFRecordSource``.
 
     Example:
-        >>> TFRecordDatasource.get_read_tasks.__name__
-        'get_read_tasks'
+        >>> import pathlib, tempfile
+        >>> from minibatcher.formats.tfrecord import TFRecordWriter
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> for name, records in (("a.tfrecord", [b"a0", b"a1"]), ("b.tfrecord", [b"b0"])):
+        ...     with TFRecordWriter(d / name) as w: w.write_many(records)
+        >>> tasks = TFRecordDatasource(d).get_read_tasks(2)   # one task per file here
+        >>> next(iter(tasks[0]())).to_pydict()
+        {'file': ['a.tfrecord', 'a.tfrecord'], 'index': [0, 1], 'record': [b'a0', b'a1']}
     """
 
     def __init__(self, paths: str | os.PathLike | list, features: Mapping[str, Any] | None = None,

@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterator, Mapping
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
+from ..args import check_int, positive_int
 from ..errors import ConfigError
 from ..log import logger
 from .position import Layout
@@ -51,8 +52,9 @@ def distributed_rank(rank: int | None = None, world_size: int | None = None) -> 
         if rank is None or world_size is None:
             raise ConfigError(f"rank and world_size should be given together, but got rank={rank!r} "
                               f"and world_size={world_size!r}")
-        _check_split(rank, world_size)
-        return rank, world_size
+        world_size = positive_int("world_size", world_size)
+        return check_int("rank", rank, 0, world_size - 1,
+                         expected=f"in [0, world_size={world_size})"), world_size
     dist = torch.distributed
     if dist.is_available() and dist.is_initialized():
         return dist.get_rank(), dist.get_world_size()
@@ -61,13 +63,6 @@ def distributed_rank(rank: int | None = None, world_size: int | None = None) -> 
                        "reading as a single rank; create the dataset after init_process_group() or "
                        "pass rank= and world_size=", os.environ["WORLD_SIZE"])
     return 0, 1
-
-
-def _check_split(rank: Any, world_size: Any) -> None:
-    if isinstance(world_size, bool) or not isinstance(world_size, int) or world_size < 1:
-        raise ConfigError(f"world_size should be a positive int, but got world_size={world_size!r}")
-    if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < world_size:
-        raise ConfigError(f"rank should be in [0, world_size={world_size}), but got rank={rank!r}")
 
 
 class MinibatchDataset(IterableDataset):
@@ -98,20 +93,17 @@ class MinibatchDataset(IterableDataset):
         >>> MinibatchDataset(print, 0)
         Traceback (most recent call last):
         ...
-        minibatcher.errors.ConfigError: minibatch_size_in_samples should be a positive int, but got minibatch_size_in_samples=0
+        minibatcher.errors.ConfigError: option minibatch_size_in_samples should be a positive int, but got minibatch_size_in_samples=0
     """
 
     def __init__(self, make_source: Callable[[], Any], minibatch_size_in_samples: int, *,
                  equal_batches: bool = True, padded: bool = False, rank: int | None = None,
                  world_size: int | None = None, worker_ring: int = 8) -> None:
-        size = minibatch_size_in_samples
-        if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-            raise ConfigError("minibatch_size_in_samples should be a positive int, but got "
-                              f"minibatch_size_in_samples={size!r}")
+        size = check_int("minibatch_size_in_samples", minibatch_size_in_samples, 1,
+                         expected="a positive int")
         r, w = distributed_rank(rank, world_size)
-        if isinstance(worker_ring, bool) or not isinstance(worker_ring, int) or worker_ring < 0:
-            raise ConfigError("worker_ring should be a slot count >= 0 (0: no ring), but got "
-                              f"worker_ring={worker_ring!r}")
+        worker_ring = check_int("worker_ring", worker_ring, 0,
+                                expected="a slot count >= 0 (0: no ring)")
         self.padded = bool(padded)
         self.worker_ring = worker_ring
         self._ring: WorkerRing | None = None

@@ -47,6 +47,7 @@ from typing import Any, Callable, Iterator, Mapping
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
+from ..args import non_negative_int
 from ..errors import ConfigError
 from ..state import PIPELINE, Fields, check_stamp, stamp
 from ..tfdata.iterator import _shuffles
@@ -77,9 +78,7 @@ class PipelineDataset(IterableDataset):
         if not callable(make_pipeline):
             raise ConfigError("make_pipeline should be a zero-argument callable returning a "
                               f"tfdata Dataset, but got {type(make_pipeline).__name__}")
-        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
-            raise ConfigError(f"option num_workers should be a non-negative integer, but got "
-                              f"num_workers={num_workers!r}")
+        num_workers = non_negative_int("num_workers", num_workers)
         self.make_pipeline, self.num_workers = make_pipeline, num_workers
         self._reader = PipelineReader(make_pipeline, num_workers, start_method=start_method) \
             if num_workers else None
@@ -100,8 +99,7 @@ class PipelineDataset(IterableDataset):
             >>> ds.set_epoch(3); ds.epoch
             3
         """
-        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
-            raise ConfigError(f"epoch should be a non-negative int, but got epoch={epoch!r}")
+        epoch = non_negative_int("epoch", epoch)
         self.epoch, self._pending, self._iterator = epoch, None, None
         self._announce(None)
 

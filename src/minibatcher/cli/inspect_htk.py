@@ -31,6 +31,7 @@ import numpy as np
 from ..errors import ErrorBudgetExceeded, FormatError
 from ..formats.guarded_file import GuardedFile, read_small_file
 from ..formats.htk.backend import backend
+from ..formats.htk.codes import COMPRESSED, HAS_CRC, HeaderIssue
 from ..formats.htk.diagnostics import NothingToRead
 from ..formats.htk.htkfile import describe_header_issue, kind_name
 from ..formats.htk.labels import read_state_list
@@ -67,10 +68,10 @@ def collect_htk(path: Path, verify_crc: bool = True) -> dict[str, Any]:
               "dim": int(h["dim"][0]), "frames": int(h["samples"][0]),
               "period_100ns": int(h["period"][0]),
               "byte_order": "big" if bool(h["swap"][0]) == np.little_endian else "little",
-              "compressed": bool(kind & 0o2000), "checksum": bool(kind & 0o10000),
+              "compressed": bool(kind & COMPRESSED), "checksum": bool(kind & HAS_CRC),
               "problem": problem, "problems": int(problem is not None),
               "first_problems": [f"{path}: {problem}"] if problem else []}
-    if problem is not None and int(h["issue"][0]) != 6:  # a truncated file is still read
+    if problem is not None and not HeaderIssue(int(h["issue"][0])).skips_only_the_missing_part:
         report["error"] = f"{path}: {problem}"
     return report
 

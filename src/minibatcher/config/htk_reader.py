@@ -1,7 +1,8 @@
 """HTK/MLF reader sections: the legacy ``HTKMLFReader``, ``HTKDeserializers``
 and the composite ``HTKFeatureDeserializer`` / ``HTKMLFDeserializer`` entries.
 
-Keys (cntk-htk-mlf-and-randomizer.md §6): feature blocks have ``scpFile``,
+Keys (docs/htk-mlf.md, "Configs"; CNTK's ``Source/Readers/HTKMLFReader/HTKMLFReader.cpp``
+and ``Source/Readers/HTKDeserializers/ConfigHelper.cpp``): feature blocks have ``scpFile``,
 ``dim`` (the expanded size unless ``contextWindow`` is given),
 ``contextWindow`` (``N`` odd, or ``L:R``), ``prefixPathInSCP``, ``type``
 (``real``); label blocks have ``mlfFile`` or ``mlfFileList``, ``labelDim``
@@ -257,17 +258,4 @@ def composite_htk(entry: ConfigNode, paths: ConfigPaths, precision: str, trace: 
     return out
 
 
-def source_class(options: dict[str, Any]) -> type:
-    """``LegacyHTKSource`` when the options use legacy-only rules, else ``MinibatchSource``."""
-    from ..engine.source import MinibatchSource
-    from ..formats.htk.legacy import LegacyHTKSource
-
-    legacy = ("utterances_per_minibatch", "full_minibatches", "truncated_by_minibatch")
-    if any(options.get(key) for key in legacy):
-        return LegacyHTKSource
-    for key in legacy:
-        options.pop(key, None)
-    return MinibatchSource
-
-
-__all__ = ["composite_htk", "is_htk_entry", "is_htk_reader", "legacy_htk", "source_class"]
+__all__ = ["composite_htk", "is_htk_entry", "is_htk_reader", "legacy_htk"]

@@ -1,6 +1,9 @@
-"""BrainScript ``reader`` sections -> a ``MinibatchSource`` with CNTK's defaults.
+"""BrainScript ``reader`` sections -> a ``MinibatchSource``'s deserializers and options,
+with CNTK's defaults.
 
-Two front ends (cntk-ctf-reader.md §1, §6):
+Two front ends (docs/ctf-format.md for the files; CNTK's
+``Source/Readers/CNTKTextFormatReader/TextConfigHelper.cpp`` and
+``Source/Readers/CompositeDataReader/CompositeDataReader.cpp`` for the keys):
 
 * legacy ``reader = [ readerType = "CNTKTextFormatReader" ... ]``: keys are
   looked up with inheritance from enclosing sections; the window counts
@@ -15,8 +18,11 @@ Example:
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "t.ctf").write_text("|x 1\\n|x 2\\n")
     >>> cfg = 'reader = [ readerType = "CNTKTextFormatReader"; file = "t.ctf"; randomize = false; input = [ x = [ dim = 1; format = "dense" ] ] ]'
-    >>> src = source_from_config(cfg, base_dir=d)
-    >>> src.next_minibatch(5)["x"].values.ravel().tolist()
+    >>> deserializers, options = source_arguments(cfg, base_dir=d)
+    >>> [type(x).__name__ for x in deserializers], options["randomize"]
+    (['CTFDeserializer'], False)
+    >>> from minibatcher import MinibatchSource   # what MinibatchSource.from_config does
+    >>> MinibatchSource(deserializers, **options).next_minibatch(5)["x"].values.ravel().tolist()
     [1.0, 2.0]
 """
 
@@ -27,11 +33,12 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..deserializer import Deserializer
 from ..errors import ConfigError
 from ..formats.ctf import CTFDeserializer
 from ..streams import StreamDef, StreamDefs
 from .brainscript import find_section, load_config, parse_config
-from .htk_reader import composite_htk, is_htk_entry, is_htk_reader, legacy_htk, source_class
+from .htk_reader import composite_htk, is_htk_entry, is_htk_reader, legacy_htk
 from .nodes import ConfigArray, ConfigNode
 from .paths import ConfigPaths
 
@@ -169,11 +176,12 @@ def _composite(reader: ConfigNode, paths: ConfigPaths,
     return deserializers, options
 
 
-def source_from_config(config: str | os.PathLike, section: str | None = None, *,
-                       overrides: Mapping[str, str] | None = None,
-                       base_dir: str | os.PathLike | None = None, max_errors: int | None = None,
-                       **options: Any) -> Any:
-    """Builds the source of ``section``'s ``reader`` block (``None``: a top-level ``reader``).
+def source_arguments(config: str | os.PathLike, section: str | None = None, *,
+                     overrides: Mapping[str, str] | None = None,
+                     base_dir: str | os.PathLike | None = None, max_errors: int | None = None,
+                     **options: Any) -> tuple[list[Deserializer], dict[str, Any]]:
+    """The deserializers and ``MinibatchSource`` options of ``section``'s ``reader``
+    block (``None``: a top-level ``reader``); ``MinibatchSource.from_config`` builds the source.
 
     ``overrides`` are top-level assignments applied like CNTK's command line;
     relative ``file`` paths resolve against ``base_dir``, whose default is the
@@ -191,8 +199,7 @@ def source_from_config(config: str | os.PathLike, section: str | None = None, *,
         deserializers, derived = _composite(reader, paths, max_errors)
     else:
         deserializers, derived = _legacy(reader, paths, max_errors)
-    merged = {**derived, **options}
-    return source_class(merged)(deserializers, **merged)
+    return deserializers, {**derived, **options}
 
 
-__all__ = ["source_from_config", "ConfigArray"]
+__all__ = ["source_arguments", "ConfigArray"]

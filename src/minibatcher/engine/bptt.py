@@ -28,7 +28,7 @@ from ..errors import ConfigError, FormatError
 from .enumerator import UNLIMITED
 from .layout import SequenceLayout
 from .minibatch import Minibatch, MinibatchData
-from .packers import Packer, Reader
+from .packers import Packer, PackerInput
 
 
 class Slot:
@@ -70,7 +70,9 @@ class Slot:
 class TruncatedBpttPacker(Packer):
     """Packs ``truncation_length`` samples of every slot per minibatch."""
 
-    def __init__(self, reader: Reader, truncation_length: int) -> None:
+    skips_by_reading = True
+
+    def __init__(self, reader: PackerInput, truncation_length: int) -> None:
         super().__init__(reader)
         sweep = int(np.sum(reader.table.lengths, dtype=np.int64))
         if truncation_length > sweep:  # a slot would hold the corpus repeated, sweep after sweep

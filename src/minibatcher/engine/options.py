@@ -12,7 +12,9 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Sequence
 
+from ..args import check_int, is_int, non_negative_int, optional_int, positive_int
 from ..errors import ConfigError
 from ..log import check_trace_level
 from .enumerator import MAX_EPOCH_SIZE
@@ -22,11 +24,6 @@ from .order import BlockRandomOrder, FileOrder, Order
 INFINITELY_REPEAT = 2**64 - 1
 FULL_DATA_SWEEP = 2**64 - 2
 DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS = 128
-
-
-def _non_negative(name: str, value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ConfigError(f"{name} should be a non-negative int, but got {name}={value!r}")
 
 
 @dataclass(frozen=True)
@@ -48,13 +45,16 @@ class SourceOptions:
     local_timeline: bool = True
     num_threads: int | None = None
     prefetch_chunks: int | None = None
+    utterances_per_minibatch: int | Sequence[int] = 0  # the legacy HTK reader's rules (.legacy)
+    truncated_by_minibatch: bool = False
+    full_minibatches: bool = False
 
     def __post_init__(self) -> None:
         for name in ("max_samples", "max_sweeps", "randomization_window_in_samples",
-                     "randomization_seed", "truncation_length"):
-            _non_negative(name, getattr(self, name))
-        if self.randomization_window_in_chunks is not None:
-            _non_negative("randomization_window_in_chunks", self.randomization_window_in_chunks)
+                     "randomization_seed", "truncation_length"):  # NumPy integers become ints
+            object.__setattr__(self, name, non_negative_int(name, getattr(self, name)))
+        object.__setattr__(self, "randomization_window_in_chunks", optional_int(
+            "randomization_window_in_chunks", self.randomization_window_in_chunks, 0))
         if self.max_samples != INFINITELY_REPEAT and self.max_sweeps != INFINITELY_REPEAT:
             raise ConfigError("max_samples and max_sweeps are mutually exclusive, but got "
                               f"max_samples={self.max_samples} and max_sweeps={self.max_sweeps}; "
@@ -74,16 +74,14 @@ class SourceOptions:
         check_trace_level(self.trace_level)
         self._check_workers()
         for name in ("num_threads", "prefetch_chunks"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise ConfigError(f"{name} should be a positive int or None, but got {name}={value!r}")
+            object.__setattr__(self, name, optional_int(name, getattr(self, name), 1))
+        legacy_rules(self)
 
     def _check_workers(self) -> None:
-        w, r = self.num_workers, self.worker_rank
-        if isinstance(w, bool) or not isinstance(w, int) or w < 1:
-            raise ConfigError(f"num_workers should be a positive int, but got num_workers={w!r}")
-        if isinstance(r, bool) or not isinstance(r, int) or not 0 <= r < w:
-            raise ConfigError(f"worker_rank should be in [0, num_workers={w}), but got worker_rank={r!r}")
+        w = positive_int("num_workers", self.num_workers)
+        r = check_int("worker_rank", self.worker_rank, 0, w - 1, expected=f"in [0, num_workers={w})")
+        object.__setattr__(self, "num_workers", w)
+        object.__setattr__(self, "worker_rank", r)
 
     def order(self) -> Order:
         """The sweep order these options select.
@@ -124,3 +122,50 @@ def epoch_size_of(options: SourceOptions, sweep_size: int) -> int:
     if size > MAX_EPOCH_SIZE:
         raise ConfigError(f"the epoch is too large ({size} samples); the limit is {MAX_EPOCH_SIZE}")
     return size
+
+
+def utterance_counts(value: Any) -> list[int]:
+    """``utterances_per_minibatch`` (an int, or one int per epoch; none negative) as a list.
+
+    Example:
+        >>> utterance_counts(2), utterance_counts((1, 3))
+        ([2], [1, 3])
+        >>> utterance_counts([])
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.ConfigError: option nbruttsineachrecurrentiter should be one or more positive integers (one per epoch), but got nbruttsineachrecurrentiter=[]
+    """
+    counts = [value] if is_int(value) else list(value) if isinstance(value, (list, tuple)) else []
+    if not counts or not all(is_int(c) and c >= 0 for c in counts):
+        raise ConfigError("option nbruttsineachrecurrentiter should be one or more positive "
+                          f"integers (one per epoch), but got nbruttsineachrecurrentiter={value!r}")
+    return [int(c) for c in counts]
+
+
+def legacy_rules(options: SourceOptions) -> dict[str, Any]:
+    """The legacy ``HTKMLFReader``'s rules in force (``{}`` when no legacy option
+    is set; :mod:`.legacy` has their packers), as a checkpoint's fingerprint
+    records them; refuses the combinations CNTK has not.
+
+    Example:
+        >>> legacy_rules(SourceOptions(utterances_per_minibatch=[0, 2], truncated_by_minibatch=True))
+        {'utterances_per_minibatch': [1, 2], 'truncated_by_minibatch': True, 'full_minibatches': False}
+        >>> legacy_rules(SourceOptions())
+        {}
+    """
+    o = options
+    if not (o.utterances_per_minibatch or o.truncated_by_minibatch or o.full_minibatches):
+        return {}
+    counts = utterance_counts(o.utterances_per_minibatch)
+    if o.truncated_by_minibatch:
+        if o.frame_mode or o.truncation_length:
+            raise ConfigError("option truncated_by_minibatch needs frame_mode=False and no "
+                              f"truncation_length, but got frame_mode={o.frame_mode}"
+                              f", truncation_length={o.truncation_length}")
+        counts = [max(1, n) for n in counts]
+    elif counts[0] and (o.frame_mode or o.truncation_length):
+        raise ConfigError("utterance mode (nbruttsineachrecurrentiter) needs "
+                          "frameMode=false and no truncation")
+    return {"utterances_per_minibatch": counts,
+            "truncated_by_minibatch": bool(o.truncated_by_minibatch),
+            "full_minibatches": bool(o.full_minibatches) and o.frame_mode}

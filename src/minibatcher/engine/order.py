@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from ..args import check_int
 from ..deserializer import SequenceTable
-from ..errors import ConfigError
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,16 +137,15 @@ class BlockRandomOrder(Order):
         >>> BlockRandomOrder(window=0, sample_based=False)
         Traceback (most recent call last):
         ...
-        minibatcher.errors.ConfigError: randomization window should be positive, but got window=0; use randomize=False to read in file order
+        minibatcher.errors.ConfigError: option window should be a positive randomization window, but got window=0; use randomize=False to read in file order
     """
 
     randomized = True
 
     def __init__(self, window: int, sample_based: bool) -> None:
-        if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window <= 0:
-            raise ConfigError(f"randomization window should be positive, but got window={window!r}; "
-                              "use randomize=False to read in file order")
-        self.window = min(int(window), 2**64 - 1)
+        window = check_int("window", window, 1, expected="a positive randomization window",
+                           advice="use randomize=False to read in file order")
+        self.window = min(window, 2**64 - 1)
         self.sample_based = bool(sample_based)
 
     def plan(self, table: SequenceTable, seed: int, sweep: int) -> SweepPlan:

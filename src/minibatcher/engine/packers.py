@@ -48,7 +48,7 @@ def minibatch_counts(size: int, num_workers: int, worker_rank: int,
 
 
 @dataclass
-class Reader:
+class PackerInput:
     """What packers read from: the table, the streams, the chunk cache and the enumerator."""
 
     table: SequenceTable
@@ -118,7 +118,9 @@ class Picks:
 class Packer(abc.ABC):
     """Builds minibatches; its state (if any) is part of checkpoints."""
 
-    def __init__(self, reader: Reader) -> None:
+    skips_by_reading = False  # skipping a minibatch needs its data (BPTT slots, legacy rules)
+
+    def __init__(self, reader: PackerInput) -> None:
         self.reader = reader
 
     @abc.abstractmethod

@@ -5,9 +5,6 @@ finished) plus the next few to start, and nothing else: memory is bounded by
 the randomization window plus the prefetch depth.
 
 Example:
-    >>> from typing import Any
-
-import numpy as np
     >>> from minibatcher.deserializer import SequenceTable
     >>> from minibatcher.engine.order import SweepPlan
     >>> t = SequenceTable(np.zeros(4, np.uint64), np.ones(4, np.int64), np.array([0, 2, 4]))
@@ -22,6 +19,8 @@ import numpy as np
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 

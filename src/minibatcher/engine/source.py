@@ -20,22 +20,24 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from .. import exit_guard
+from ..args import check_int, non_negative_int
 from ..deserializer import Deserializer, SequenceTable
 from ..errors import ConfigError, FormatError
 from ..streams import StreamInformation
 from ..user_deserializer import UserDeserializer, adapt
-from .bptt import TruncatedBpttPacker
 from .chunk_cache import ChunkCache
 from .composite import CompositeDeserializer
 from .enumerator import MAX_EPOCH_SIZE, EpochConfig, make_enumerator
 from .frames import FrameTable, FrameView
 from .gather import OutputArena
+from .legacy import make_packer
 from .minibatch import Minibatch
-from .options import (FULL_DATA_SWEEP, INFINITELY_REPEAT, SourceOptions, epoch_size_of)
-from .packers import FramePacker, Reader, SequencePacker, minibatch_counts
+from .options import (FULL_DATA_SWEEP, INFINITELY_REPEAT, SourceOptions, epoch_size_of,
+                      legacy_rules)
+from .packers import PackerInput, minibatch_counts
 from .schedule import ChunkSchedule
-from ..state import SOURCE, Fingerprint, check_stamp, digest, stamp
-from .state import check_epoch, check_fields, check_int, check_position, check_slots, require
+from ..state import SOURCE, Fields, Fingerprint, check_stamp, digest, stamp
+from .state import check_epoch, check_position, check_slots
 from .worker_shares import warn_if_unbalanced
 
 __all__ = ["MinibatchSource", "StreamInfos", "INFINITELY_REPEAT", "FULL_DATA_SWEEP"]
@@ -131,10 +133,7 @@ def _check_frames(table: SequenceTable, name: str) -> None:
 
 
 def _check_size(size: Any) -> int:
-    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-        raise ConfigError("minibatch_size_in_samples should be a positive int, but got "
-                          f"minibatch_size_in_samples={size!r}")
-    return size
+    return check_int("minibatch_size_in_samples", size, 1, expected="a positive int")
 
 
 class MinibatchSource:
@@ -158,6 +157,10 @@ class MinibatchSource:
     ``randomization_window_in_chunks`` defaults to
     ``DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS`` (128) unless a window in
     samples is given; ``randomize=False`` (or a window of 0) reads in file order.
+
+    The legacy ``HTKMLFReader``'s rules (``utterances_per_minibatch``,
+    ``truncated_by_minibatch``, ``full_minibatches``; :mod:`.legacy`) select
+    their packers; ``from_config`` sets them for such reader sections.
     """
 
     def __init__(self, deserializers: Deserializer | Sequence[Deserializer],
@@ -168,14 +171,17 @@ class MinibatchSource:
                  frame_mode: bool = False, truncation_length: int = 0, randomize: bool = True, *,
                  num_workers: int = 1, worker_rank: int = 0, cross_sweep_boundaries: bool = True,
                  local_timeline: bool = True, num_threads: int | None = None,
-                 prefetch_chunks: int | None = None) -> None:
+                 prefetch_chunks: int | None = None,
+                 utterances_per_minibatch: int | Sequence[int] = 0,
+                 truncated_by_minibatch: bool = False, full_minibatches: bool = False) -> None:
         exit_guard.check()
         num_threads = _threads(multithreaded_deserializer, num_threads)
         self.options = SourceOptions(
             max_samples, max_sweeps, randomize, randomization_window_in_chunks,
             randomization_window_in_samples, randomization_seed, frame_mode, truncation_length,
             trace_level, num_workers, worker_rank, cross_sweep_boundaries, local_timeline,
-            num_threads, prefetch_chunks)
+            num_threads, prefetch_chunks, utterances_per_minibatch, truncated_by_minibatch,
+            full_minibatches)
         self._deserializer = _as_deserializer(deserializers, self.options.trace_level)
         if self.options.frame_mode and self._deserializer.splits_into_frames:
             self._deserializer = FrameView(self._deserializer)  # every frame a sequence
@@ -188,11 +194,8 @@ class MinibatchSource:
         threads = o.num_threads or min(8, os.cpu_count() or 1)
         self._ahead = o.prefetch_chunks or max(1, threads)
         self._cache = ChunkCache(self._deserializer, threads)
-        reader = Reader(self._table, self._deserializer.streams, self._cache, self._enumerator)
-        if o.truncation_length:
-            self._packer = TruncatedBpttPacker(reader, o.truncation_length)
-        else:
-            self._packer = (FramePacker if o.frame_mode else SequencePacker)(reader)
+        reader = PackerInput(self._table, self._deserializer.streams, self._cache, self._enumerator)
+        self._packer = make_packer(reader, o)
         self._workers = (o.num_workers, o.worker_rank)
         self._explicit_epoch = False
         self._started = self._end = False
@@ -219,10 +222,12 @@ class MinibatchSource:
         ``base_dir``; ``max_errors`` (when given) replaces every deserializer's
         ``maxErrors``; ``options`` override :class:`MinibatchSource` options.
         """
-        from ..config.reader import source_from_config
+        from ..config.reader import source_arguments
 
-        return source_from_config(config, section, overrides=overrides, base_dir=base_dir,
-                                  max_errors=max_errors, **options)
+        deserializers, merged = source_arguments(config, section, overrides=overrides,
+                                                 base_dir=base_dir, max_errors=max_errors,
+                                                 **options)
+        return cls(deserializers, **merged)
 
     @property
     def streams(self) -> StreamInfos:
@@ -298,8 +303,9 @@ class MinibatchSource:
         """Yields minibatches until the epoch ends.
 
         Example:
-            >>> MinibatchSource.minibatches.__name__
-            'minibatches'
+            >>> source = _example(randomize=False, max_sweeps=2)   # 2 sweeps of 2 samples
+            >>> [mb["x"].values.ravel().tolist() for mb in source.minibatches(3)]
+            [[1.0, 2.0, 1.0], [2.0]]
         """
         while True:
             minibatch = self.next_minibatch(minibatch_size_in_samples)
@@ -315,11 +321,9 @@ class MinibatchSource:
         (``FULL_DATA_SWEEP`` = one sweep). ``num_data_partitions`` /
         ``partition_index`` set the distributed split first, as in :meth:`next_minibatch`."""
         size = self.sweep_size if epoch_size in (FULL_DATA_SWEEP, INFINITELY_REPEAT) else epoch_size
-        if isinstance(size, bool) or not isinstance(size, int) or not 0 < size <= MAX_EPOCH_SIZE:
-            raise ConfigError(f"epoch_size should be a positive int or FULL_DATA_SWEEP, but got "
-                              f"epoch_size={epoch_size!r}")
-        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
-            raise ConfigError(f"epoch should be a non-negative int, but got epoch={epoch!r}")
+        size = check_int("epoch_size", size, 1, MAX_EPOCH_SIZE,
+                         expected="a positive int or FULL_DATA_SWEEP")
+        epoch = non_negative_int("epoch", epoch)
         self._set_workers(num_data_partitions, partition_index)
         self._explicit_epoch = True
         self._start(self._epoch_config(size, epoch))
@@ -332,10 +336,13 @@ class MinibatchSource:
         stream between processes skip the minibatches of the others with it.
 
         Example:
-            >>> MinibatchSource.skip_minibatch.__name__
-            'skip_minibatch'
+            >>> source = _example(randomize=False, max_sweeps=1)
+            >>> source.skip_minibatch(1), source.next_minibatch(1)["x"].values.ravel().tolist()
+            (True, [2.0])
+            >>> source.skip_minibatch(1)
+            False
         """
-        if self.options.truncation_length:
+        if self._packer.skips_by_reading:
             return bool(self.next_minibatch(minibatch_size_in_samples, None, None,
                                             num_data_partitions, partition_index))
         size = _check_size(minibatch_size_in_samples)
@@ -365,11 +372,12 @@ class MinibatchSource:
         :class:`CheckpointError` naming the field, and leaves the source as it was."""
         check_stamp(state, SOURCE)
         self.fingerprint().check(state)
-        epoch = check_epoch(require(state, "epoch"), MAX_EPOCH_SIZE)
+        fields = Fields(state)
+        epoch = check_epoch(fields, MAX_EPOCH_SIZE)
         if epoch is None:
             self._started = False
             return
-        enumerator, packer = self._checked_positions(state, epoch)
+        enumerator, packer = self._checked_positions(fields, epoch)
         index, size, explicit = epoch
         self._explicit_epoch = explicit
         config = self._epoch_config(size, index) if explicit else self._v2_epoch()
@@ -399,7 +407,7 @@ class MinibatchSource:
                        "frame_mode": o.frame_mode, "truncation_length": o.truncation_length,
                        "num_workers": self._workers[0], "worker_rank": self._workers[1],
                        "local_timeline": o.local_timeline,
-                       "cross_sweep_boundaries": o.cross_sweep_boundaries}
+                       "cross_sweep_boundaries": o.cross_sweep_boundaries, **legacy_rules(o)}
             self._fingerprint = Fingerprint(data, options)
         return self._fingerprint
 
@@ -411,8 +419,15 @@ class MinibatchSource:
         uses it so that minibatches are gathered straight into shared memory.
 
         Example:
-            >>> MinibatchSource.set_output_arena.__name__
-            'set_output_arena'
+            >>> class Arena:   # lends 64 bytes, used from the front
+            ...     buffer, taken = np.zeros(64, np.uint8), 0
+            ...     def take(self): return self.buffer[self.taken:]
+            ...     def used(self, nbytes): self.taken += nbytes
+            >>> source, arena = _example(randomize=False), Arena()
+            >>> source.set_output_arena(arena)
+            >>> values = source.next_minibatch(3)["x"].values   # sweep 0, then 1 of sweep 1
+            >>> values.ravel().tolist(), arena.taken, np.shares_memory(values, arena.buffer)
+            ([1.0, 2.0, 1.0], 12, True)
         """
         self._packer.reader.arena = arena
 
@@ -428,21 +443,18 @@ class MinibatchSource:
 
     # -- internals ------------------------------------------------------------------------------
 
-    def _checked_positions(self, state: Mapping[str, Any],
+    def _checked_positions(self, state: Fields,
                            epoch: tuple[int, int, bool]) -> tuple[dict[str, int], dict[str, Any]]:
         """The enumerator and packer parts of ``state``, validated against the
         timeline (positions at sequence starts, within the saved epoch)."""
-        enumerator = dict(check_fields("enumerator", require(state, "enumerator"),
-                                       set(self._enumerator.get_state())))
-        position = check_position(enumerator["position"], epoch, self._sequence_start)
-        if "counter_sweep" in enumerator:
-            check_int("enumerator.counter_sweep", enumerator["counter_sweep"], 0,
-                      position // self.sweep_size + 1)
-        packer = dict(check_fields("packer", require(state, "packer"),
-                                   set(self._packer.get_state())))
-        if "slots" in packer:
-            check_slots(packer["slots"], self._table.lengths)
-        return enumerator, packer
+        enumerator = state.record("enumerator", self._enumerator.get_state())
+        position = check_position(enumerator, epoch, self._sequence_start)
+        if enumerator.has("counter_sweep"):
+            enumerator.int("counter_sweep", 0, position // self.sweep_size + 1)
+        packer = state.record("packer", self._packer.get_state())
+        if packer.has("slots"):
+            check_slots(packer, self._table.lengths)
+        return dict(enumerator.raw), dict(packer.raw)
 
     def _sequence_start(self, position: int) -> int:
         """The first sequence start at or after sample ``position`` of the timeline."""
@@ -486,7 +498,8 @@ class MinibatchSource:
     def _set_workers(self, count: int | None, rank: int | None) -> None:
         if count is None and rank is None:
             return
-        workers = (count if count is not None else 1, rank if rank is not None else 0)
+        workers = (1 if count is None else check_int("num_data_partitions", count, 1),
+                   0 if rank is None else check_int("partition_index", rank, 0))
         if workers != self._workers:
             cfg = self._enumerator.config
             new = EpochConfig(cfg.epoch_size, cfg.epoch_index, *workers, cfg.allow_cross)

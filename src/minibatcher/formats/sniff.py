@@ -109,12 +109,13 @@ def _tfrecord(head: bytes) -> str | None:
 def _htk(f: GuardedFile) -> str | None:
     """The header is valid and accounts for every byte of the file."""
     from .htk.backend import backend
+    from .htk.codes import HAS_CRC, HeaderIssue
 
     h = backend("native").read_headers(np.array([f.fileno()]), np.array([f.size]), False)
-    if int(h["issue"][0]) != 0:
+    if int(h["issue"][0]) != HeaderIssue.NONE:
         return None
     exact = int(h["data_start"][0]) + int(h["samples"][0]) * int(h["sample_size"][0]) + (
-        2 if int(h["kind"][0]) & 0o10000 else 0)
+        2 if int(h["kind"][0]) & HAS_CRC else 0)
     if exact != f.size:
         return None
     return (f"an HTK header for {int(h['samples'][0])} frames of {int(h['dim'][0])} values, "

@@ -34,8 +34,10 @@ def ImageDeserializer(filename: str, streams: Any) -> NoReturn:  # noqa: N802 (C
     """CNTK's image reader: not supported.
 
     Example:
-        >>> ImageDeserializer.__name__
-        'ImageDeserializer'
+        >>> ImageDeserializer("map.txt", {"features": None})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.NotSupportedError: cntk.io.ImageDeserializer reads images; ... use MinibatchSourceFromData or a UserDeserializer
     """
     _unsupported("ImageDeserializer", _IMAGES)
 
@@ -91,8 +93,16 @@ def HTKFeatureDeserializer(streams: Any, **options: Any) -> Any:  # noqa: N802
     """CNTK's HTK feature reader, from ``minibatcher.formats.htk``.
 
     Example:
-        >>> HTKFeatureDeserializer.__name__
-        'HTKFeatureDeserializer'
+        >>> import pathlib, tempfile
+        >>> import numpy as np
+        >>> from minibatcher import StreamDef
+        >>> from minibatcher.formats.htk import write_htk
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> write_htk(d / "a.htk", np.zeros((3, 2), np.float32))
+        >>> _ = (d / "a.scp").write_text("u0=a.htk[0,2]\\n")
+        >>> f = HTKFeatureDeserializer({"x": StreamDef(scp=str(d / "a.scp"), shape=2)}, base_dir=d)
+        >>> type(f).__module__, f.table().lengths.tolist()
+        ('minibatcher.formats.htk.features', [3])
     """
     return _htk("HTKFeatureDeserializer")(streams, **options)
 
@@ -102,7 +112,14 @@ def HTKMLFDeserializer(label_mapping_file: str, streams: Any,  # noqa: N802
     """CNTK's HTK MLF label reader, from ``minibatcher.formats.htk``.
 
     Example:
-        >>> HTKMLFDeserializer.__name__
-        'HTKMLFDeserializer'
+        >>> import pathlib, tempfile
+        >>> from minibatcher import StreamDef
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "states.list").write_text("s1\\ns2\\n")
+        >>> _ = (d / "a.mlf").write_text('#!MLF!#\\n"u0.lab"\\n0 100000 s1\\n100000 300000 s2\\n.\\n')
+        >>> labels = HTKMLFDeserializer(str(d / "states.list"),
+        ...                             {"y": StreamDef(mlf=str(d / "a.mlf"), shape=2)})
+        >>> type(labels).__module__, labels.load_chunk(0).streams[0].indices.tolist()
+        ('minibatcher.formats.htk.labels', [0, 1, 1])
     """
     return _htk("HTKMLFDeserializer")(label_mapping_file, streams, phoneBoundaries, **options)

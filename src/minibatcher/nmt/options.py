@@ -13,22 +13,13 @@ from typing import Any
 
 import numpy as np
 
+from ..args import check_int, optional_int
 from ..errors import ConfigError
 from ..tfdata.philox import iteration_seeds
 from . import plan as P
 
 BATCHING = ("nmt", "tokens", "sorted_pool")
 RANK_POLICIES = ("pad", "drop")
-
-
-def _opt_int(name: str, value: Any, minimum: int | None = None) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ConfigError(f"option {name} should be an integer or None, but got {name}={value!r}")
-    if minimum is not None and value < minimum:
-        raise ConfigError(f"option {name} should be at least {minimum}, but got {name}={value}")
-    return int(value)
 
 
 @dataclass(frozen=True)
@@ -66,30 +57,27 @@ class NmtOptions:
     rank_policy: str = "pad"
 
     def __post_init__(self) -> None:
-        _opt_int("batch_size", self.batch_size, 1)
-        for name in ("num_buckets", "src_max_len", "tgt_max_len", "output_buffer_size",
-                     "skip_count"):
-            _opt_int(name, getattr(self, name))
-        _opt_int("num_shards", self.num_shards, 1)
-        if not 0 <= self.shard_index < self.num_shards:
-            raise ConfigError(f"option shard_index should be in [0, num_shards={self.num_shards}), "
-                              f"but got shard_index={self.shard_index}")
+        for name, low in (("batch_size", 1), ("num_buckets", None), ("src_max_len", None),
+                          ("tgt_max_len", None), ("output_buffer_size", None),
+                          ("skip_count", None), ("num_shards", 1), ("max_tokens", 1),
+                          ("max_sentences", 1), ("pool_size", 1), ("num_ranks", 1)):
+            self._set(name, optional_int(name, getattr(self, name), low))  # NumPy ints: ints
+        self._set("shard_index", check_int("shard_index", self.shard_index, 0, self.num_shards - 1,
+                                           expected=f"in [0, num_shards={self.num_shards})"))
         if self.batching not in BATCHING:
             raise ConfigError(f"option batching should be one of {list(BATCHING)}, but got "
                               f"batching={self.batching!r}")
-        _opt_int("max_tokens", self.max_tokens, 1)
-        _opt_int("max_sentences", self.max_sentences, 1)
-        _opt_int("pool_size", self.pool_size, 1)
         if self.batching == "tokens" and self.max_tokens is None:
             raise ConfigError("option max_tokens should be set with batching='tokens', but got "
                               "max_tokens=None; use e.g. max_tokens=4096")
-        _opt_int("num_ranks", self.num_ranks, 1)
-        if not 0 <= self.rank < self.num_ranks:
-            raise ConfigError(f"option rank should be in [0, num_ranks={self.num_ranks}), but got "
-                              f"rank={self.rank}")
+        self._set("rank", check_int("rank", self.rank, 0, self.num_ranks - 1,
+                                    expected=f"in [0, num_ranks={self.num_ranks})"))
         if self.rank_policy not in RANK_POLICIES:
             raise ConfigError(f"option rank_policy should be one of {list(RANK_POLICIES)}, but "
                               f"got rank_policy={self.rank_policy!r}")
+
+    def _set(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
 
     @property
     def buffer_size(self) -> int:

@@ -14,10 +14,10 @@ Example:
     2
 """
 
-from .fields import Fields, as_fields, damaged
+from .fields import Fields, as_fields, damaged, int_value
 from .fingerprint import Fingerprint, digest, refuse, taken_with
 from .stamp import ADAPTER, FORMATS, PIPELINE, SOURCE, TFDATA, check_stamp, stamp, version_of
 
 __all__ = ["ADAPTER", "FORMATS", "Fields", "Fingerprint", "PIPELINE", "SOURCE", "TFDATA",
-           "as_fields", "check_stamp", "damaged", "digest", "refuse", "stamp", "taken_with",
-           "version_of"]
+           "as_fields", "check_stamp", "damaged", "digest", "int_value", "refuse", "stamp",
+           "taken_with", "version_of"]

@@ -62,6 +62,25 @@ def damaged(path: str, value: Any, expected: str, note: str = "") -> CheckpointE
                            f"{path}={_shown(value)}{note}; the state is damaged or was edited")
 
 
+def int_value(path: str, value: Any, lo: int | None = None, hi: int | None = None,
+              within: str | None = None) -> int:
+    """The check of :meth:`Fields.int` on a value in hand, named ``path`` (for
+    the parts of a list read as a tuple: ``packer.slots[0] cursor``).
+
+    Example:
+        >>> int_value("slots[0] cursor", 3, 0, 2)
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.CheckpointError: checkpoint state field 'slots[0] cursor' should be an int in [0, 2], but got slots[0] cursor=3, outside that range; the state is damaged or was edited
+    """
+    if not _is_int(value):
+        raise damaged(path, value, _range_text(lo, hi))
+    value = int(value)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise damaged(path, value, _range_text(lo, hi), f"outside {within or 'that range'}")
+    return value
+
+
 class Fields:
     """A state (a dict, or a list) at ``path``; its fields are read by typed methods.
 
@@ -159,13 +178,7 @@ class Fields:
             ...
             minibatcher.errors.CheckpointError: checkpoint state field 'n' should be an int, but got n=True; the state is damaged or was edited
         """
-        value = self.value(key)
-        if not _is_int(value):
-            raise self.bad(key, _range_text(lo, hi))
-        value = int(value)
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            raise self.bad(key, _range_text(lo, hi), f"outside {within or 'that range'}")
-        return value
+        return int_value(self._join(key), self.value(key), lo, hi, within)
 
     def bool(self, key: Any) -> bool:
         """A bool field (0/1 and strings are refused).
@@ -223,6 +236,20 @@ class Fields:
         value = self.value(key)
         if not isinstance(value, Mapping):
             raise self.bad(key, "a dict")
+        return Fields(value, self._join(key))
+
+    def record(self, key: Any, keys: Iterable[str]) -> "Fields":
+        """A dict field with exactly the fields ``keys`` (none missing, none unknown).
+
+        Example:
+            >>> Fields({"packer": {"slots": []}}).record("packer", ())
+            Traceback (most recent call last):
+            ...
+            minibatcher.errors.CheckpointError: checkpoint state field 'packer' should be a dict with the fields [], but got packer={'slots': []}; the state is damaged or was edited
+        """
+        value, names = self.value(key), set(keys)
+        if not isinstance(value, Mapping) or set(value) != names:
+            raise self.bad(key, f"a dict with the fields {sorted(names)}")
         return Fields(value, self._join(key))
 
     def opt_child(self, key: Any) -> "Fields | None":

@@ -9,9 +9,21 @@ Files are read one after the other, or interleaved with
 (DECISIONS.md 14); ``max_errors=N`` (an extension) skips and counts up to N
 corrupted records per file.
 
-Example (reading files: see :class:`TFRecordDataset`):
-    >>> TFRecordDataset.__mro__[1].__name__
-    'FilesDataset'
+Example (a corrupted record skipped and counted; more in :class:`TFRecordDataset`):
+    >>> import pathlib, tempfile
+    >>> from minibatcher.formats.tfrecord import TFRecordWriter
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.tfrecord"
+    >>> with TFRecordWriter(p) as w: w.write_many([b"r0", b"r1", b"r2"])
+    >>> data = bytearray(p.read_bytes()); data[12] ^= 1   # a byte of record 0's payload
+    >>> _ = p.write_bytes(bytes(data))
+    >>> ds = TFRecordDataset(str(p), max_errors=1)
+    >>> list(ds), ds.skipped
+    ([b'r1', b'r2'], 1)
+    >>> list(TFRecordDataset(str(p)))
+    Traceback (most recent call last):
+    ...
+    minibatcher.errors.ErrorBudgetExceeded: reached the maximum number of allowed errors (max_errors=0) while reading ...: corrupted record 0 at byte 0: its data CRC does not match; use max_errors=N to skip and count corrupted records, or verify_crc=False to read without checking
+    ...
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from ..args import is_int
 from .file_adapters import FileFormat
 from .naming import DEFAULT_FILENAME_TEMPLATE, ShardedFileTemplate
 from .proto import SplitInfoProto
@@ -50,11 +51,10 @@ class SplitInfo:
                              f"{template.split}")
         if template is not None and not template.split:
             object.__setattr__(self, "filename_template", template.replace(split=self.name))
-        if any(isinstance(n, bool) or not isinstance(n, int) or n < 0
-               for n in self.shard_lengths):
+        if not all(is_int(n) and n >= 0 for n in self.shard_lengths):
             raise ValueError(f"split {self.name!r}: shard lengths should be non-negative ints, "
                              f"but got {list(self.shard_lengths)}")
-        object.__setattr__(self, "shard_lengths", list(self.shard_lengths))
+        object.__setattr__(self, "shard_lengths", [int(n) for n in self.shard_lengths])
 
     @property
     def num_examples(self) -> int:

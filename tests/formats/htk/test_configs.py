@@ -9,7 +9,7 @@ import pytest
 
 from minibatcher import MinibatchSource
 from minibatcher.errors import ConfigError
-from minibatcher.formats.htk.legacy import LegacyHTKSource
+from minibatcher.engine.legacy import UtterancePacker
 
 from .helpers import AN4
 
@@ -82,7 +82,7 @@ def test_read_methods_and_randomize(folder):
 
 def test_legacy_utterance_mode_and_full_minibatches(folder):
     source = legacy(folder, 'frameMode = false; nbruttsineachrecurrentiter = 2; readMethod = "none"')
-    assert isinstance(source, LegacyHTKSource)
+    assert type(source) is MinibatchSource and isinstance(source._packer, UtterancePacker)
     source.start_epoch(0, 1918)
     assert [mb["features"].num_sequences for mb in read(source, 10)] == [2, 2, 2]
     full = legacy(folder, 'miniBatchMode = "full"; readMethod = "none"')
@@ -122,7 +122,7 @@ def test_legacy_nbrutts_per_epoch(folder):
     # One value per epoch; later epochs repeat the last one (CNTK's argvector); N*k repeats.
     source = legacy(folder, 'frameMode = false; truncated = true; readMethod = "none"; '
                             'nbruttsineachrecurrentiter = 1:3*2:2')
-    assert source.utterances == [1, 3, 3, 2]
+    assert source.options.utterances_per_minibatch == [1, 3, 3, 2]
     widths = []
     for epoch in range(5):
         source.start_epoch(epoch, 1918)

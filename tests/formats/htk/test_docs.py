@@ -1,5 +1,5 @@
-"""Every public method of the HTK deserializers and the legacy source has a runnable example
-(tests/test_doctests.py runs them)."""
+"""Every public method of the HTK deserializers and the legacy reader's packers has a
+runnable example (tests/test_doctests.py runs them)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import inspect
 import pytest
 
 from minibatcher.formats.htk import HTKFeatureDeserializer, HTKMLFDeserializer
-from minibatcher.formats.htk.legacy import LegacyHTKSource, UtterancePacker
+from minibatcher.engine.legacy import FullFramePacker, MinibatchTruncationPacker, UtterancePacker
 
 
 def public_members(cls: type) -> list[tuple[str, object]]:
@@ -23,8 +23,8 @@ def public_members(cls: type) -> list[tuple[str, object]]:
     return out
 
 
-@pytest.mark.parametrize("cls", [HTKFeatureDeserializer, HTKMLFDeserializer, LegacyHTKSource,
-                                 UtterancePacker])
+@pytest.mark.parametrize("cls", [HTKFeatureDeserializer, HTKMLFDeserializer, UtterancePacker,
+                                 MinibatchTruncationPacker, FullFramePacker])
 def test_public_methods_have_examples(cls):
     missing = [name for name, f in public_members(cls) if ">>>" not in (f.__doc__ or "")]
     assert missing == [], f"{cls.__name__}: no docstring example in {missing}"

@@ -74,12 +74,10 @@ def test_truncated_bptt(corpus, workers, rank):
 
 
 def test_legacy_utterance_mode_resumes(corpus, tmp_path):
-    from minibatcher.formats.htk.legacy import LegacyHTKSource
-
     def build():
         f = HTKFeatureDeserializer({"x": StreamDef(scp=str(corpus / "l.scp"), shape=3)},
                                    base_dir=corpus, chunk_frames=100)
-        return LegacyHTKSource(f, utterances_per_minibatch=2, randomization_window_in_chunks=3,
+        return MinibatchSource(f, utterances_per_minibatch=2, randomization_window_in_chunks=3,
                                max_sweeps=2, local_timeline=False, cross_sweep_boundaries=False)
     assert assert_resumes_exactly(build, sizes, max_steps=30) > 5
 

@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from ...args import check_bool, check_int, precision_of
 from ...budget import ErrorBudget
 from ...deserializer import ChunkData, Deserializer, KeptChunks, SequenceTable, StreamChunk
 from ...errors import ConfigError, FormatError
@@ -48,38 +49,12 @@ def _blocks(starts: np.ndarray, ends: np.ndarray, size: int) -> list[tuple[int, 
         runs.append((lo, hi))
         lo = hi
     return runs
-_PRECISIONS = {"float": np.float32, "float32": np.float32, "double": np.float64, "float64": np.float64}
 
 
 def _check_filename(filename: str | os.PathLike) -> Path:
     if isinstance(filename, (str, os.PathLike)) and os.fspath(filename) not in ("", b""):
         return Path(filename)
     raise ConfigError(f"filename should be the path of a CTF file, but got filename={filename!r}")
-
-
-def _check_bool(name: str, value: bool) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"{name} should be True or False, but got {name}={value!r}")
-    return bool(value)
-
-
-def _check_positive(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-        raise ConfigError(f"{name} should be a positive int, but got {name}={value!r}")
-    return int(value)
-
-
-def _precision(precision: str | type | np.dtype) -> type:
-    if isinstance(precision, str) and precision.lower() in _PRECISIONS:
-        return _PRECISIONS[precision.lower()]
-    if not isinstance(precision, str):
-        try:
-            dtype = np.dtype(precision)
-        except TypeError:
-            dtype = None
-        if dtype in (np.float32, np.float64):
-            return dtype.type
-    raise ConfigError(f"precision should be 'float' or 'double', but got precision={precision!r}")
 
 
 def _main_stream(defs: Mapping[str, StreamDef]) -> int:
@@ -149,13 +124,14 @@ class CTFDeserializer(Deserializer):
         self._defs = as_stream_defs(streams)
         self._aliases = _check_aliases(self._defs)
         self._main = _main_stream(self._defs)
-        self._dtype = _precision(precision)
-        self._chunk_size = _check_positive("chunk_size_in_bytes", chunk_size_in_bytes)
+        self._dtype = precision_of(precision)
+        self._chunk_size = check_int("chunk_size_in_bytes", chunk_size_in_bytes, 1,
+                                     expected="a positive int")
         if impl not in IMPLEMENTATIONS:
             backend(impl)  # raises the error listing the valid values
         self._impl, self._skip_ids, self._cache = impl, bool(skip_sequence_ids), bool(cache_index)
         self._kept = KeptChunks(keep_data_in_memory)
-        self._skip_incomplete = _check_bool("skip_incomplete_sequences", skip_incomplete_sequences)
+        self._skip_incomplete = check_bool("skip_incomplete_sequences", skip_incomplete_sequences)
         self._tracer = Tracer(trace_level)
         self._budget = ErrorBudget(max_errors, str(self.path))
         self._file = GuardedFile(self.path, what="CTF file")

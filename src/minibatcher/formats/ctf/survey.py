@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from ...args import check_int
 from ...errors import ConfigError
 from ..guarded_file import GuardedFile
 
@@ -272,8 +273,7 @@ def survey_blocks(data: Any, *, block_size: int = _BLOCK_SIZE, impl: str = "nati
         >>> [s.samples for s in survey_blocks(b"|a 1\\n" * 10, block_size=8)]
         [10]
     """
-    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size <= 0:
-        raise ConfigError(f"block_size should be a positive int, but got block_size={block_size!r}")
+    block_size = check_int("block_size", block_size, 1, expected="a positive int")
     array = data if isinstance(data, np.ndarray) else np.frombuffer(data, dtype=np.uint8)
     parts, start = [], 0
     for stop in _block_ends(array, block_size):

@@ -1,6 +1,8 @@
 """CNTK's chunks of utterances and the join checks shared by both deserializers.
 
-Chunks (cntk-htk-mlf-and-randomizer.md §6): walk the utterances in order and
+Chunks (CNTK's ``HTKDeserializer::InitializeChunkInfos`` in
+``Source/Readers/HTKDeserializers/HTKDeserializer.cpp``: 15 minutes of 100 frames a
+second, ``ChunkFrames = 90000``): walk the utterances in order and
 open a new chunk when the current one already has *more than* 90,000 frames,
 so chunks are slightly larger than 90,000 frames (AN4: 90,234, 90,158 and
 72,342 frames).

@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from ...args import precision_of
 from ...deserializer import (ChunkData, ContextWindow, Deserializer, KeptChunks, SequenceTable,
                              StreamChunk, check_sequence_index)
 from ...errors import FileChangedError, FormatError
@@ -31,7 +32,7 @@ from .chunking import DEFAULT_CHUNK_FRAMES, check_join, chunk_starts_by_frames
 from .codes import COMPRESSED, FESTREAM, HAS_CRC, HeaderIssue, ReadFailure
 from .diagnostics import Diagnostics, HTKStats, NothingToRead
 from .htkfile import bad_scale, describe_header_issue, kind_name
-from .options import precision_of, single_stream  # noqa: F401  (re-exported)
+from .options import single_stream
 from .scp import ScpRows, load_scp
 from .window import FeatureDimError, feature_window  # noqa: F401  (re-exported)
 

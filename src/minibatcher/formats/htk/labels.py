@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ...args import precision_of
 from ...deserializer import (ChunkData, Deserializer, SequenceTable, StreamChunk,
                              check_sequence_index)
 from ...errors import ConfigError, FormatError
@@ -29,7 +30,7 @@ from .backend import IMPLEMENTATIONS, backend
 from .chunking import DEFAULT_CHUNK_FRAMES, check_join, chunk_starts_by_frames
 from .codes import MlfIssue
 from .diagnostics import Diagnostics, HTKStats, NothingToRead, excerpt
-from .options import precision_of, single_stream
+from .options import single_stream
 from .text import strip_bom
 
 _WHAT = {

@@ -1,4 +1,6 @@
-"""The feature dimension and context window of an HTK stream (cntk-htk-mlf-and-randomizer.md §4).
+"""The feature dimension and context window of an HTK stream (docs/htk-mlf.md;
+CNTK's ``HTKDeserializer::InitializeAugmentationWindow`` in
+``Source/Readers/HTKDeserializers/HTKDeserializer.cpp``).
 
 With ``context=(L, R)`` (config: ``contextWindow``), ``shape``/``dim`` is the file's dimension
 and the stream delivers ``dim x (1 + L + R)`` values. Without it, ``shape`` may be the file's

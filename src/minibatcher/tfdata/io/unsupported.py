@@ -55,8 +55,13 @@ def unsupported(name: str) -> Callable[..., Any]:
     """A stand-in for ``tf.io.<name>`` that raises NotSupportedError when called.
 
     Example:
-        >>> unsupported("read_file").__name__
+        >>> read_file = unsupported("read_file")
+        >>> read_file.__name__
         'read_file'
+        >>> read_file("x.txt")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.NotSupportedError: tf.io.read_file is not provided by tfdata.io: ...
     """
     def stand_in(*args: Any, **kwargs: Any) -> Any:
         raise NotSupportedError(_message(name))

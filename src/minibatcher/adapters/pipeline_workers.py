@@ -36,11 +36,7 @@ import traceback
 import weakref
 from typing import Any, Callable, Iterator
 
-from ..errors import ConfigError, MinibatcherError
-
-
-class WorkerDied(MinibatcherError, RuntimeError):
-    """A worker process of a :class:`PipelineReader` exited while the stream needed it."""
+from ..errors import ConfigError, WorkerDied
 
 
 def _shuffles(pipeline: Any) -> list[Any]:

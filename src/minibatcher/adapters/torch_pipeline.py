@@ -103,6 +103,8 @@ class PipelineDataset(IterableDataset):
         if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
             raise ConfigError(f"epoch should be a non-negative int, but got epoch={epoch!r}")
         self.epoch, self._pending, self._iterator = epoch, None, None
+        if self._reader is not None:
+            self._reader.state = None  # the epoch's start (not where the last read ended)
         self._announce(None)
 
     def state_dict(self) -> dict[str, Any]:

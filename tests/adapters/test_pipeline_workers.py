@@ -22,7 +22,7 @@ from minibatcher.adapters.pipeline_workers import PipelineReader, WorkerDied  # 
 from minibatcher.errors import ConfigError  # noqa: E402
 from minibatcher.torch import PipelineDataset  # noqa: E402
 
-from .worker_pipelines import pipeline  # noqa: E402
+from .worker_pipelines import arrays, pipeline  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("quiet_loader_warnings")
 
@@ -102,6 +102,28 @@ def test_a_state_taken_with_n_workers_equals_the_training_process_state(datasets
     for _ in range(7):
         assert np.asarray(next(it2)).tolist() == np.asarray(next(it0)).tolist()
     assert datasets["iterator", 2].state_dict() == datasets["iterator", 0].state_dict()
+
+
+@pytest.mark.parametrize("slot_bytes", [1 << 20, 100_000])
+def test_arrays_cross_intact_through_the_ring(slot_bytes: int, monkeypatch) -> None:
+    """Elements' arrays go through each worker's shared ring (reused slot after
+    slot while the consumer is slow) or whole when they do not fit a slot; every
+    element arrives intact."""
+    import time
+
+    from minibatcher.adapters import pipeline_workers
+
+    monkeypatch.setattr(pipeline_workers._Pool, "slot_bytes", slot_bytes)
+    reader = PipelineReader(functools.partial(arrays, 60), 2)
+    try:
+        for i, x in enumerate(reader.read(0, None)):
+            if i % 10 == 0:
+                time.sleep(0.05)  # the workers fill every slot meanwhile
+            assert int(x["k"]) == i and (x["big"] == i).all() and (x["grid"] == i).all()
+            assert x["strided"].shape == (i % 7 + 1, 100) and (x["strided"] == i).all()
+            assert x["big"].flags.writeable and len(x["big"]) == 20_000 + 1000 * (i % 5)
+    finally:
+        reader.close()
 
 
 def test_a_killed_worker_is_an_error_and_the_state_stays_exact() -> None:

@@ -12,7 +12,8 @@ import pytest
 
 from minibatcher.tfdata import Dataset
 from minibatcher.tfdata.block import (ArrayColumn, ColumnBlock, ListBlock, block_execution,
-                                      concat_blocks, merge_blocks, uniform_columns)
+                                      concat_blocks, merge_blocks)
+from minibatcher.tfdata.column_merge import uniform_columns
 from minibatcher.tfdata.shuffle_blocks import _Store
 
 from .test_blocks import trace

@@ -24,7 +24,8 @@ import numpy as np
 
 from ..state import Fields
 from .arguments import tf_int
-from .block import Block, ListBlock, blocks_enabled, uniform_columns
+from .block import Block, ListBlock, blocks_enabled
+from .column_merge import uniform_columns
 from .core import Iter, View, inner_of
 from .dataset import Dataset
 from .padding import check_against_spec, check_padded_shapes, check_padding_values, pad_batch

@@ -304,19 +304,6 @@ class ColumnBlock(Block):
         return self._pack(self.template, leaves) if is_structure(self.template) else leaves[0]
 
 
-def uniform_columns(block: Block) -> bool:
-    """Whether ``block`` holds array columns (every row of a column has one
-    shape) and batches as ``pack_as`` packs: then its ``batch`` is also what
-    ``padded_batch`` without ``padded_shapes``/``padding_values`` gives.
-
-    Example:
-        >>> uniform_columns(ColumnBlock({"a": 0}, [ArrayColumn(np.arange(2))], keep_order=False))
-        True
-    """
-    return isinstance(block, ColumnBlock) and block._pack is pack_as and \
-        all(type(c) is ArrayColumn for c in block.columns)
-
-
 def pack_like(template: Any, leaves: Sequence[Any]) -> Any:
     """``pack_as`` keeping the key order of ``template``'s dicts (leaves are
     in ``flatten`` order: keys sorted), as the element a function returned.
@@ -359,8 +346,10 @@ def merge_blocks(parts: list[tuple[np.ndarray, Block]], n: int) -> Block:
         return parts[0][1]
     if parts and all(isinstance(b, RecordsBlock) for _, b in parts):
         return _merge_records(parts, n)
+    from .column_merge import merge_columns, mergeable_columns  # (it imports this module)
+
     if mergeable_columns([b for _, b in parts]):
-        return _merge_columns(parts, n)
+        return merge_columns(parts, n)
     items: list[Any] = [None] * n
     for index, b in parts:
         for i, x in zip(np.asarray(index).tolist(), b.elements()):
@@ -381,37 +370,6 @@ def _merge_records(parts: list[tuple[np.ndarray, Block]], n: int) -> RecordsBloc
         seg[index] = mine[0] if b.seg is None else mine[b.seg]
         starts[index], ends[index] = b.starts, b.ends
     return RecordsBlock(buffers[0], starts, ends, None if len(buffers) == 1 else seg, buffers)
-
-
-def mergeable_columns(blocks: list[Block]) -> bool:
-    """Whether ``blocks`` are column blocks of one kind and structure whose
-    columns are arrays of the same dtypes and row shapes (they merge by column).
-
-    Example:
-        >>> b = ColumnBlock(0, [ArrayColumn(np.arange(2))])
-        >>> mergeable_columns([b, b.take(np.array([1]))]), mergeable_columns([b, ListBlock([1])])
-        (True, False)
-    """
-    first = blocks[0] if blocks else None
-    if not isinstance(first, ColumnBlock) or \
-            not all(type(c) is ArrayColumn for c in first.columns):
-        return False
-    rows = [(c.values.dtype, c.values.shape[1:]) for c in first.columns]
-    return all(type(b) is type(first) and b.template is first.template and
-               b._pack is first._pack and len(b.columns) == len(rows) and
-               all(type(c) is ArrayColumn and (c.values.dtype, c.values.shape[1:]) == r
-                   for c, r in zip(b.columns, rows)) for b in blocks[1:])
-
-
-def _merge_columns(parts: list[tuple[np.ndarray, Block]], n: int) -> ColumnBlock:
-    first = typing.cast(ColumnBlock, parts[0][1])
-    columns = []
-    for j, c in enumerate(first.columns):
-        out = np.empty((n,) + c.values.shape[1:], c.values.dtype)
-        for index, b in parts:
-            out[index] = typing.cast(ColumnBlock, b).columns[j].values
-        columns.append(ArrayColumn(out))
-    return first.like(columns)
 
 
 def concat_blocks(blocks: list[Block]) -> Block:

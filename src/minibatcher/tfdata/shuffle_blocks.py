@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from ..state import Fields
-from .block import (Block, ListBlock, RecordsBlock, concat_blocks, merge_blocks,
-                    mergeable_columns)
+from .block import Block, ListBlock, RecordsBlock, concat_blocks, merge_blocks
+from .column_merge import mergeable_columns
 from .core import Iter
 from .restore import exhausted_probe
 from .shuffle import input_ended, restore_order, shuffle_order

@@ -19,19 +19,21 @@ Example:
     >>> from minibatcher.tfds.shard_interleave import ShardInterleave
     >>> ds = ShardInterleave(Dataset.from_tensor_slices([0, 1]),
     ...                      [RangeSource(0, 3, 1), RangeSource(10, 12, 1)], 2, 2)
-    >>> it = ds._make_iter(None); b = read_block(it, 4)
+    >>> it = ds._make_iter(None); b = next_block(it, 4, None)
     >>> [int(x) for x in b.elements()], it.state()["ci"], it.state()["delivered"]
     ([0, 1, 10, 11], 0, 4)
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from .. import _native
 from ..tfdata.block import Block, ListBlock, merge_blocks
+from ..tfdata.core import ViewIter
+from ..tfdata.sources import SourceView
 from .reader import ShardSource, read_runs
 
 
@@ -45,6 +47,30 @@ def _cursor(it: Any) -> Any:
     if not order.restore(it.ci, it.bi, it.taken, it.exhausted, inputs, pos, lengths):
         return None
     return order
+
+
+def next_block(it: Any, count: int, element_path: Callable[[int], Block]) -> Block:
+    """``it.next_block(count)`` of a ``tfds_read`` iterator: a block read
+    (:func:`read_block`), as far as TFDS's ``assert_cardinality`` allows; the
+    element path (``element_path(n)``) where a read failed or for the example
+    beyond the asserted cardinality, and at the end the completeness check."""
+    expected = it.node.cardinality_asserted
+    limit = count if expected is None else min(count, expected - it.delivered)
+    block = read_block(it, limit) if limit > 0 else None
+    if block is None:
+        return element_path(count)
+    if len(block) == count or block.error is not None:
+        return block
+    if it.exhausted and not it.open:  # the end, as next() finds it
+        try:
+            it._check_complete()
+        except Exception as e:  # noqa: BLE001 - raised after the block's elements
+            return ListBlock(block.elements(), e)
+        return block
+    more = element_path(count - len(block))  # beyond the asserted cardinality
+    if not len(more) and more.error is None:
+        return block
+    return ListBlock(block.elements() + more.elements(), more.error)
 
 
 def read_block(it: Any, count: int) -> Block | None:
@@ -65,7 +91,7 @@ def read_block(it: Any, count: int) -> Block | None:
         if order.done or not order.needs_input:
             break
         try:
-            slot = it._open_slot(order.known_inputs, drawn)
+            slot = _open_slot(it, order.known_inputs, drawn)
         except Exception as e:  # noqa: BLE001 - the block's error, after its elements
             stopped = e
             break
@@ -78,11 +104,22 @@ def read_block(it: Any, count: int) -> Block | None:
     try:
         block = _read(opened, index_in, at)
     except Exception:  # noqa: BLE001 - the element path finds the failing example
-        it._put_back(drawn)
+        it._ahead[:0] = drawn  # the element path opens them next
         return None
     _sync(it, order, opened)
     it.delivered += len(index_in)
     return block if stopped is None else ListBlock(block.elements(), stopped)
+
+
+def _open_slot(it: Any, ordinal: int, drawn: list[tuple[int | None, Any]]) -> Any:
+    """The next instruction's slot (None: none is left); what is drawn from the
+    order is recorded in ``drawn`` with the order's cursor before it."""
+    from .shard_interleave import _Slot  # (it imports this module)
+
+    inst = it._draw(drawn)
+    if inst is None:
+        return None
+    return _Slot(inst, ordinal, ViewIter(SourceView(it.node.sources[inst])))
 
 
 def _read(opened: dict[int, Any], inputs: np.ndarray, positions: np.ndarray) -> Block:

@@ -31,14 +31,14 @@ import json
 from typing import Any, Sequence
 
 from ..state import Fields, digest
-from ..tfdata.block import Block, ListBlock, blocks_enabled
+from ..tfdata.block import Block, blocks_enabled
 from ..tfdata.core import UNKNOWN, Iter, ViewIter
 from ..tfdata.dataset import AUTOTUNE, Dataset
 from ..tfdata.errors import FailedPreconditionError
 from ..tfdata.interleave import resolve_cycle_length, schedulable_cores
 from ..tfdata.options import pipeline_options
 from ..tfdata.sources import SourceView
-from .shard_blocks import read_block
+from .shard_blocks import next_block
 
 __all__ = ["ShardInterleave", "ShardReadCursor"]
 
@@ -263,7 +263,7 @@ class _ShardReadIter(Iter):
     def _draw(self, drawn: list[tuple[int | None, Any]] | None = None) -> int | None:
         """The next instruction of the order (None: none is left). A block read
         passes ``drawn``: what it draws is recorded there with the order's
-        cursor before it (see :meth:`_put_back`)."""
+        cursor before it (:mod:`~minibatcher.tfds.shard_blocks`)."""
         if self._ahead:
             item = self._ahead.pop(0)
         else:
@@ -276,39 +276,10 @@ class _ShardReadIter(Iter):
             drawn.append(item)
         return item[0]
 
-    def _open_slot(self, ordinal: int, drawn: list[tuple[int | None, Any]]) -> _Slot | None:
-        """For a block read: the next instruction's slot (None: none is left)."""
-        inst = self._draw(drawn)
-        if inst is None:
-            return None
-        return _Slot(inst, ordinal, ViewIter(SourceView(self.node.sources[inst])))
-
-    def _put_back(self, drawn: list[tuple[int | None, Any]]) -> None:
-        """A block read failed: the instructions it drew are the next ones (the
-        element path opens them), and the state names the order's cursor
-        before them."""
-        self._ahead[:0] = drawn
-
     def next_block(self, count: int) -> Block:
         if not self._blocks or count <= 0:
             return super().next_block(count)
-        expected = self.node.cardinality_asserted
-        limit = count if expected is None else min(count, expected - self.delivered)
-        block = read_block(self, limit) if limit > 0 else None
-        if block is None:
-            return super().next_block(count)
-        if len(block) == count or block.error is not None:
-            return block
-        if self.exhausted and not self.open:  # the end, as next() finds it
-            try:
-                self._check_complete()
-            except Exception as e:  # noqa: BLE001 - raised after the block's elements
-                return ListBlock(block.elements(), e)
-            return block
-        more = super().next_block(count - len(block))  # beyond the asserted cardinality
-        if not len(more) and more.error is None:
-            return block
-        return ListBlock(block.elements() + more.elements(), more.error)
+        return next_block(self, count, super().next_block)
 
     def _advance(self, count: int) -> None:
         self.bi += count

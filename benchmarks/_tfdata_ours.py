@@ -132,17 +132,34 @@ def run_jpegs(path: str, parallel: int) -> int:
     return sum(len(b) for b in jpeg_pipeline(path, parallel))
 
 
-def run_loader(path: str, workers: int) -> int:
-    """``PipelineDataset(jpeg_pipeline, num_workers=workers)`` in a DataLoader."""
+_LOADERS: dict[tuple[str, int], Any] = {}
+
+
+def run_loader(path: str, workers: int) -> tuple[int, float]:
+    """One epoch of ``PipelineDataset(jpeg_pipeline, num_workers=workers)`` in a
+    DataLoader, in steady state as a training job runs it: the dataset (and
+    its worker processes) made once and kept across epochs (``set_epoch``), the
+    clock started after the epoch's first batch. Images after the first batch
+    and seconds."""
     import functools
+    import time
 
     from torch.utils.data import DataLoader
 
     from minibatcher.torch import PipelineDataset
 
-    make = functools.partial(jpeg_pipeline, path, 1)
-    ds = PipelineDataset(make, num_workers=workers) if workers else PipelineDataset(make)
-    return sum(len(b) for b in DataLoader(ds, batch_size=None))
+    key = (path, workers)
+    if key not in _LOADERS:
+        make = functools.partial(jpeg_pipeline, path, 1)
+        _LOADERS[key] = [PipelineDataset(make, num_workers=workers), 0]
+    ds, epoch = _LOADERS[key]
+    ds.set_epoch(epoch)
+    _LOADERS[key][1] = epoch + 1
+    batches = iter(DataLoader(ds, batch_size=None))
+    next(batches)
+    t0 = time.perf_counter()
+    n = sum(len(b) for b in batches)
+    return n, time.perf_counter() - t0
 
 
 def ensure_jpegs(data_dir: Path, count: int, seed: int) -> Path:

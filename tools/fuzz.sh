@@ -7,7 +7,8 @@
 # Targets: cpp/fuzz/ctf_fuzz.cc (CTF indexer + parser),
 # cpp/fuzz/randomizer_fuzz.cc (block randomizer), cpp/fuzz/engine_fuzz.cc (the engine's
 # walk, locate, first-fit and gather kernels), cpp/fuzz/text_fuzz.cc
-# (nmt text kernels + tf.data shuffle and interleave orders), cpp/fuzz/tfrecord_fuzz.cc
+# (nmt text kernels + tf.data shuffle and interleave orders), cpp/fuzz/image_fuzz.cc (PNG
+# decoder), cpp/fuzz/tfrecord_fuzz.cc
 # (TFRecord framing, CRC-32C, tf.train.Example decoding; seeds in
 # cpp/fuzz/corpus_tfrecord/) and cpp/fuzz/htk_fuzz.cc (SCP, MLF, HTK headers,
 # frame reads, context gather; seeds in cpp/fuzz/corpus_htk/). They run at the same time,
@@ -45,7 +46,7 @@ flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 # shellcheck disable=SC2206
 flags+=(${FUZZ_CXXFLAGS:-})
 
-targets=(ctf_fuzz randomizer_fuzz engine_fuzz text_fuzz tfrecord_fuzz htk_fuzz)
+targets=(ctf_fuzz randomizer_fuzz engine_fuzz text_fuzz tfrecord_fuzz htk_fuzz image_fuzz)
 declare -A sources=(
   [ctf_fuzz]="cpp/fuzz/ctf_fuzz.cc cpp/ctf/indexer.cc cpp/ctf/parser.cc"
   [randomizer_fuzz]="cpp/fuzz/randomizer_fuzz.cc cpp/engine/block_randomizer.cc"
@@ -53,6 +54,7 @@ declare -A sources=(
   [tfrecord_fuzz]="cpp/fuzz/tfrecord_fuzz.cc cpp/tfrecord/crc32c.cc cpp/tfrecord/records.cc cpp/tfrecord/example.cc cpp/tfrecord/example_sequence.cc"
   [htk_fuzz]="cpp/fuzz/htk_fuzz.cc cpp/htk/scp.cc cpp/htk/mlf.cc cpp/htk/features.cc"
   [engine_fuzz]="cpp/fuzz/engine_fuzz.cc cpp/engine/select.cc cpp/engine/gather.cc"
+  [image_fuzz]="cpp/fuzz/image_fuzz.cc cpp/image/png.cc -lz"
 )
 
 echo "fuzz.sh: building with $("$cxx" --version | head -n 1)"
@@ -77,7 +79,8 @@ done
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/minibatcher-fuzz.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/ctf_fuzz" "$work/randomizer_fuzz" "$work/engine_fuzz" "$work/text_fuzz" "$work/tfrecord_fuzz" "$work/htk_fuzz"
+mkdir -p "$work/ctf_fuzz" "$work/randomizer_fuzz" "$work/engine_fuzz" "$work/text_fuzz" "$work/tfrecord_fuzz" "$work/htk_fuzz" "$work/image_fuzz"
+printf '\x03\x02\x80\x00\x01\x02\x03\x04\x05\x01\x07\x08\x09\x0a\x0b\x02\x0d\x0e\x0f\x10\x11' >"$work/image_fuzz/seed"
 printf '\x13\x00\x00\x00\x00\x00\x00\x00\x07a  b\tc\r\n\n<s> \xc3\xa9 a\n  \nb a' >"$work/text_fuzz/seed"
 cp cpp/fuzz/corpus_tfrecord/* "$work/tfrecord_fuzz/"
 cp cpp/fuzz/corpus_htk/* "$work/htk_fuzz/"

@@ -25,6 +25,7 @@ using mb::bindings::owned_numpy;
 using mb::bindings::with_integers;
 
 void bind_htk(nb::module_& m);  // cpp/bindings/htk.cc
+void bind_image(nb::module_& m);  // cpp/bindings/image.cc
 void bind_engine(nb::module_& m);  // cpp/bindings/engine.cc
 void bind_randomizer(nb::module_& m);  // cpp/bindings/randomizer.cc
 void bind_text(nb::module_& m);    // cpp/bindings/text.cc
@@ -393,6 +394,7 @@ NB_MODULE(_native, m) {
   m.def("block_randomize", &block_randomize, "chunk_sequences"_a, "chunk_samples"_a, "window"_a,
         "sample_based"_a, "seed"_a);
   bind_htk(m);
+  bind_image(m);
   bind_engine(m);
   bind_randomizer(m);
   bind_text(m);

@@ -8,7 +8,7 @@ Example:
 
 from .errors import (CheckpointError, ConfigError, ErrorBudgetExceeded, FileChangedError,
                      FormatError, MinibatcherError, NotARegularFileError, NotSupportedError,
-                     WorkerError)
+                     WorkerDied, WorkerError)
 from .engine.composite import CompositeDeserializer
 from .engine.minibatch import Minibatch, MinibatchData
 from .engine.options import (DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS, FULL_DATA_SWEEP,
@@ -48,6 +48,7 @@ __all__ = [
     "StreamInformation",
     "TraceLevel",
     "UserDeserializer",
+    "WorkerDied",
     "WorkerError",
     "detect_format",
     "open",

@@ -103,3 +103,15 @@ class WorkerError(MinibatcherError, RuntimeError):
         >>> str(WorkerError("parsing chunk 3 of data.ctf failed"))
         'parsing chunk 3 of data.ctf failed'
     """
+
+
+class WorkerDied(MinibatcherError, RuntimeError):
+    """A worker process (a ``PipelineReader``'s, or the process pool of a tfdata
+    ``map(..., executor="processes")``) exited while the stream needed it; the
+    message names the process, how it ended and what it was running.
+
+    Example:
+        >>> str(WorkerDied("worker 1 (pid 42) exited unexpectedly (killed by signal 9)"))
+        'worker 1 (pid 42) exited unexpectedly (killed by signal 9)'
+    """
+

@@ -24,3 +24,17 @@ def pipeline(kind: str) -> tfdata.Dataset:
         return tfdata.Dataset.range(70).filter(lambda x: x % 3 != 0).shuffle(9, seed=4) \
             .map(double).batch(2)
     return tfdata.Dataset.range(30).map(fail_on_13)
+
+
+def arrays(n: int = 60) -> tfdata.Dataset:
+    """Elements with arrays (contiguous, of several sizes, and not contiguous),
+    each filled with its index: what crosses from the workers must be intact."""
+    import numpy as np
+
+    def element(i):
+        k = int(i)
+        grid = np.full((k % 7 + 1, 300), k, np.int32)
+        return {"big": np.full(20_000 + 1000 * (k % 5), k, np.int64), "grid": grid,
+                "strided": grid[:, ::3], "k": i}
+
+    return tfdata.Dataset.range(n).map(element)

@@ -139,6 +139,28 @@ class GlobalBatches:
         self.rows = dict(rows or {})
         self.densify_sparse = bool(densify_sparse)
 
+    @staticmethod
+    def from_pipeline(make_pipeline: Callable[[], Any], *, num_workers: int = 0,
+                      sharding: Any = None, process_count: int | None = None) -> Any:
+        """Global batches of a ``tfdata`` pipeline built per process (a TFDS read of
+        ``tfds.split_for_jax_process(...)``, batched): each element is this
+        process's part of a batch; ``num_workers`` worker processes may read it
+        (the reader behind ``PipelineDataset``), the state stays exact
+        (:class:`~minibatcher.adapters.jax_pipeline.PipelineGlobalBatches`).
+
+        Example:
+            >>> import functools
+            >>> from minibatcher import tfdata
+            >>> b = GlobalBatches.from_pipeline(functools.partial(  # doctest: +SKIP
+            ...     lambda: tfdata.Dataset.range(4).batch(2)), process_count=1)
+            >>> [np.asarray(x).tolist() for x in b], b.get_state()["epoch"]  # doctest: +SKIP
+            ([[0, 1], [2, 3]], 0)
+        """
+        from .jax_pipeline import PipelineGlobalBatches
+
+        return PipelineGlobalBatches(make_pipeline, num_workers=num_workers, sharding=sharding,
+                                     process_count=process_count)
+
     def set_epoch(self, epoch: int) -> None:
         """The next iteration reads epoch (sweep) ``epoch``."""
         self._rank_reader.set_epoch(epoch)

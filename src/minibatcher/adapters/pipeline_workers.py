@@ -37,11 +37,8 @@ import weakref
 from typing import Any, Callable, Iterator
 
 from ..args import check_int
-from ..errors import MinibatcherError
-
-
-class WorkerDied(MinibatcherError, RuntimeError):
-    """A worker process of a :class:`PipelineReader` exited while the stream needed it."""
+from ..errors import ConfigError, WorkerDied
+from .pipeline_ring import QUEUE, SLOT_BYTES, Ring, unpack
 
 
 def _shuffles(pipeline: Any) -> list[Any]:
@@ -50,26 +47,39 @@ def _shuffles(pipeline: Any) -> list[Any]:
     return shuffles(pipeline)
 
 
-def _put(results: Any, commands: Any, message: Any) -> bool:
-    """Puts ``message`` (pickled here, so a failure is ours to report); False when
-    a command arrived meanwhile (the run is over)."""
-    try:
-        blob = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception as e:  # noqa: BLE001 - an element or error that does not pickle
-        generation, _, _, state = message
-        text = f"{type(e).__name__}: {e} (a value of the pipeline does not pickle)"
-        blob = pickle.dumps((generation, "error", (RuntimeError(text), ""), state))
-    while not commands.poll():
+class _Sender:
+    """A worker's way to the main process: its result queue, its ring, the
+    command pipe that ends a run."""
+
+    def __init__(self, results: Any, commands: Any, ring: Ring | None) -> None:
+        self.results, self.commands, self.ring = results, commands, ring
+        self.sent = 0
+
+    def pack(self, message: Any) -> bytes:
+        if self.ring is None:
+            return pickle.dumps(("whole", pickle.dumps(message, protocol=5)))
+        return self.ring.pack(message, self.sent)
+
+    def put(self, message: Any) -> bool:
+        """Puts ``message`` (pickled here, so a failure is ours to report); False
+        when a command arrived meanwhile (the run is over)."""
         try:
-            results.put(blob, timeout=0.1)
-            return True
-        except queue.Full:
-            continue
-    return False
+            blob = self.pack(message)
+        except Exception as e:  # noqa: BLE001 - an element or error that does not pickle
+            generation, _, _, state = message
+            text = f"{type(e).__name__}: {e} (a value of the pipeline does not pickle)"
+            blob = self.pack((generation, "error", (RuntimeError(text), ""), state))
+        while not self.commands.poll():
+            try:
+                self.results.put(blob, timeout=0.1)
+                self.sent += 1
+                return True
+            except queue.Full:
+                continue
+        return False
 
 
-def _run(pipeline: Any, index: int, count: int, commands: Any, results: Any,
-         run: tuple[Any, ...]) -> None:
+def _run(pipeline: Any, index: int, count: int, sender: _Sender, run: tuple[Any, ...]) -> None:
     """One read in a worker: restore, then every ``count``-th element from ``index``."""
     _, generation, epoch, state = run
     for node in _shuffles(pipeline):
@@ -86,16 +96,16 @@ def _run(pipeline: Any, index: int, count: int, commands: Any, results: Any,
             kind = "end"
         except Exception as e:  # noqa: BLE001 - raised by the main process at its element
             kind, payload = "error", (e, traceback.format_exc())
-        if not _put(results, commands, (generation, kind, payload, it.get_state())) or \
-                kind == "end":
+        if not sender.put((generation, kind, payload, it.get_state())) or kind == "end":
             return
         it._skip(count - 1)
 
 
 def _worker_main(make_pipeline: Callable[[], Any], index: int, count: int, commands: Any,
-                 results: Any) -> None:
+                 results: Any, ring: Ring | None) -> None:
     """A worker process: builds the pipeline once, then runs reads as commanded."""
     pipeline = None
+    sender = _Sender(results, commands, ring)
     while True:
         message = commands.recv()
         if message[0] == "stop":
@@ -104,22 +114,27 @@ def _worker_main(make_pipeline: Callable[[], Any], index: int, count: int, comma
             continue
         try:
             pipeline = make_pipeline() if pipeline is None else pipeline
-            _run(pipeline, index, count, commands, results, message)
+            _run(pipeline, index, count, sender, message)
         except Exception as e:  # noqa: BLE001 - the read cannot go on: tell the main process
-            _put(results, commands, (message[1], "fatal", (e, traceback.format_exc()), None))
+            sender.put((message[1], "fatal", (e, traceback.format_exc()), None))
 
 
 class _Pool:
-    """The worker processes, their command pipes and result queues."""
+    """The worker processes, their command pipes, result queues and rings."""
+
+    slot_bytes = SLOT_BYTES  # the most array bytes of an element sent through its ring
 
     def __init__(self, make_pipeline: Callable[[], Any], count: int, start_method: str) -> None:
         ctx = multiprocessing.get_context(start_method)
         self.commands, self.results, self.procs = [], [], []
+        self.rings: list[Ring | None] = []
         for w in range(count):
             receive, send = ctx.Pipe(duplex=False)
-            results = ctx.Queue(maxsize=4)
+            results = ctx.Queue(maxsize=QUEUE)
+            ring = Ring.create(self.slot_bytes)
+            self.rings.append(ring)
             proc = ctx.Process(target=_worker_main, args=(make_pipeline, w, count, receive,
-                                                          results), daemon=True,
+                                                          results, ring), daemon=True,
                                name=f"minibatcher-pipeline-worker-{w}")
             proc.start()
             receive.close()
@@ -139,7 +154,7 @@ class _Pool:
                 if not self.procs[w].is_alive():
                     raise self._died(w) from None
                 continue
-            gen, kind, payload, state = pickle.loads(blob)
+            gen, kind, payload, state = unpack(blob, self.rings[w])
             if gen == generation:
                 return kind, payload, state
 
@@ -165,6 +180,9 @@ class _Pool:
         for q in self.results:
             q.cancel_join_thread()
             q.close()
+        for ring in self.rings:
+            if ring is not None:
+                ring.close()
 
 
 def _close(holder: list[_Pool | None]) -> None:

@@ -49,9 +49,10 @@ from torch.utils.data import IterableDataset, get_worker_info
 
 from ..args import non_negative_int
 from ..errors import ConfigError
-from ..state import PIPELINE, Fields, check_stamp, stamp
+from ..state import PIPELINE, stamp
 from ..tfdata.iterator import _shuffles
 from .notice import WorkerNotice
+from .pipeline_stream import checked_state
 from .pipeline_workers import PipelineReader
 
 _STATE_BYTES = 1 << 20  # room for a pending state handed to persistent workers
@@ -101,6 +102,8 @@ class PipelineDataset(IterableDataset):
         """
         epoch = non_negative_int("epoch", epoch)
         self.epoch, self._pending, self._iterator = epoch, None, None
+        if self._reader is not None:
+            self._reader.state = None  # the epoch's start (not where the last read ended)
         self._announce(None)
 
     def state_dict(self) -> dict[str, Any]:
@@ -132,7 +135,7 @@ class PipelineDataset(IterableDataset):
             ...                     "iterator": None}); ds.epoch
             2
         """
-        checked = _checked(state)
+        checked = checked_state(state)
         self.epoch, self._pending, self._iterator = checked["epoch"], checked, None
         if self._reader is not None:
             self._reader.state = checked["iterator"]
@@ -197,11 +200,3 @@ class PipelineDataset(IterableDataset):
         if news is not None:
             (self.epoch,), blob = news
             self._pending, self._iterator = (json.loads(blob) if blob else None), None
-
-
-def _checked(state: Mapping[str, Any]) -> dict[str, Any]:
-    check_stamp(state, PIPELINE)
-    fields = Fields(state)
-    iterator = fields.opt_child("iterator")
-    return {**stamp(PIPELINE), "epoch": fields.int("epoch", 0),
-            "iterator": None if iterator is None else dict(iterator.raw)}

@@ -25,6 +25,7 @@ import numpy as np
 from ..state import Fields
 from .arguments import tf_int
 from .block import Block, ListBlock, blocks_enabled
+from .column_merge import uniform_columns
 from .core import Iter, View, inner_of
 from .dataset import Dataset
 from .padding import check_against_spec, check_padded_shapes, check_padding_values, pad_batch
@@ -191,4 +192,6 @@ class PaddedBatchDataset(BatchDataset):
         return pad_batch(items, self._shapes, self._values)
 
     def _combine_block(self, block: Block, lo: int, hi: int) -> Any:
+        if self._shapes is None and self._values is None and uniform_columns(block):
+            return block.batch(lo, hi)  # every row of a column has its shape: nothing to pad
         return pad_batch(block.elements()[lo:hi], self._shapes, self._values)

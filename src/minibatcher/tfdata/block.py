@@ -288,11 +288,16 @@ class ColumnBlock(Block):
 
     def take(self, order: np.ndarray) -> Block:
         if all(_has_values(c) for c in self.columns):
-            columns = [ArrayColumn(c.values[order]) for c in self.columns]
-            block = ColumnBlock(self.template, columns)
-            block._pack = self._pack
-            return block
+            return self.like([ArrayColumn(c.values[order]) for c in self.columns])
         return super().take(order)
+
+    def like(self, columns: list[Any]) -> "ColumnBlock":
+        """A block of this kind and structure over other ``columns`` (a subclass
+        keeps its own ``elements``/``batch``)."""
+        block = object.__new__(type(self))
+        block.template, block.columns, block._pack = self.template, columns, self._pack
+        block._n = len(columns[0]) if columns else 0
+        return block
 
     def batch(self, lo: int, hi: int) -> Any:
         leaves = [_batch(c, lo, hi) for c in self.columns]
@@ -341,6 +346,10 @@ def merge_blocks(parts: list[tuple[np.ndarray, Block]], n: int) -> Block:
         return parts[0][1]
     if parts and all(isinstance(b, RecordsBlock) for _, b in parts):
         return _merge_records(parts, n)
+    from .column_merge import merge_columns, mergeable_columns  # (it imports this module)
+
+    if mergeable_columns([b for _, b in parts]):
+        return merge_columns(parts, n)
     items: list[Any] = [None] * n
     for index, b in parts:
         for i, x in zip(np.asarray(index).tolist(), b.elements()):

@@ -32,7 +32,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import CheckpointError
+from ..errors import CheckpointError, WorkerDied
 from ..state import Fields, as_fields
 from .block import Block, ListBlock, blocks_enabled
 
@@ -246,6 +246,8 @@ class ViewIter(Iter):
         try:
             block = self.view.block(start, stop) if self._blocks else \
                 ListBlock(self.view.read(start, stop))
+        except WorkerDied:
+            raise  # nothing read: the iterator stays where it is
         except Exception:
             if stop - start == 1:
                 self._consume_failed(start)
@@ -287,12 +289,15 @@ class ViewIter(Iter):
         stop = min(self._length, pos + max(0, count - len(rest)))
         self._items, self._base = [], stop
         self._cur = iter(self._items)
-        if not rest:
-            return self._view_block(pos, stop)
         if stop == pos:
             return ListBlock(rest)
-        more = self._view_block(pos, stop)
-        return ListBlock(rest + more.elements(), more.error)
+        try:
+            more = self._view_block(pos, stop)
+        except WorkerDied:  # nothing read: the iterator stays where it was
+            self._items, self._base = rest, pos - len(rest)
+            self._cur = iter(self._items)
+            raise
+        return more if not rest else ListBlock(rest + more.elements(), more.error)
 
     def _view_block(self, start: int, stop: int) -> Block:
         """Elements ``start .. stop-1``; an element that fails ends the block (its
@@ -305,6 +310,8 @@ class ViewIter(Iter):
             if block.error is not None:  # the element after its elements failed: consumed
                 self._base = min(stop, start + len(block) + 1)
             return block
+        except WorkerDied:
+            raise
         except Exception as e:  # noqa: BLE001 - find the failing element
             error = e
         items: list[Any] = []

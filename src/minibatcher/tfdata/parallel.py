@@ -15,7 +15,11 @@ The calling thread works too (it takes the last chunk), so ``n`` workers use
 process may run on (``os.sched_getaffinity``). A call that raises gives a
 :class:`Failure` holding its exception, with a note naming the worker; the
 consumer raises it at its element (a process's exception carries the
-worker's traceback as its cause).
+worker's traceback as its cause). A pool process that dies (killed, out of
+memory) is a :class:`~minibatcher.errors.WorkerDied` naming its pid, its
+signal or exit code and the map function, as PyTorch names a dead DataLoader
+worker; the read that needed it consumes nothing (the iterator's state is
+still exact) and the next read starts a new pool.
 
 Example:
     >>> w = Workers(2)
@@ -27,13 +31,16 @@ Example:
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import multiprocessing
 import os
+import signal
 import threading
 import weakref
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Sequence
 
-from ..errors import ConfigError
+from ..errors import ConfigError, WorkerDied
 from .structure import call
 
 AUTOTUNE = -1
@@ -169,28 +176,70 @@ class Workers:
 
     def map(self, fn: Callable[..., Any], items: list[Any]) -> list[Any]:
         """``[fn(x) for x in items]`` (tuples unpacked) on the workers, in order; a
-        call that raises gives a :class:`Failure` in its place."""
+        call that raises gives a :class:`Failure` in its place. A pool process
+        that dies is a :class:`~minibatcher.errors.WorkerDied` naming it (the
+        next call starts a new pool)."""
         if self.n <= 1 or len(items) <= 1:
             return _apply_chunk(fn, items)
         pool = self._started()
         chunks = _split(items, self.n * (4 if self.executor == "processes" else 2))
         local = chunks.pop() if self.executor == "threads" else None
-        futures = [pool.submit(_apply_chunk, fn, c) for c in chunks]
         out: list[Any] = []
+        futures: list[cf.Future] = []
         try:
+            futures = [pool.submit(_apply_chunk, fn, c) for c in chunks]
             tail = _apply_chunk(fn, local) if local is not None else []
             for f in futures:
                 out.extend(f.result())
+        except BrokenProcessPool:
+            raise self._died(pool, fn) from None
         finally:
             for f in futures:
                 f.cancel()
         out.extend(tail)
         return out
 
+    def _died(self, pool: cf.Executor, fn: Callable[..., Any]) -> WorkerDied:
+        """The error for a broken process pool (which is dropped: the next call
+        starts a new one), naming the process that died and how."""
+        processes = dict(getattr(pool, "_processes", None) or {})
+        with self._lock:
+            if self._pool is pool:
+                self._pool = None
+                self._finalizer()
+        ended = {pid: p.exitcode for pid, p in processes.items() if p.exitcode is not None}
+        dead = {pid: c for pid, c in ended.items() if c != -signal.SIGTERM} or ended
+        who = ", ".join(f"pid {pid}" for pid in dead) or "pid unknown"
+        how = "; ".join(sorted({_how(c) for c in dead.values()})) or "exited"
+        while isinstance(fn, functools.partial):
+            fn = fn.func
+        name = getattr(fn, "__qualname__", type(fn).__name__)
+        return WorkerDied(
+            f"tfdata map worker process ({who}) {how} while running the map function "
+            f"{name!r} (num_parallel_calls={self.n}, executor='processes'). Nothing is lost: "
+            "the iterator stays where it was (its get_state() is exact); reading on starts a "
+            "new process pool, or restore the state in a new pipeline")
+
     def close(self) -> None:
         """Stops the pool (idempotent)."""
         if self._finalizer is not None:
             self._finalizer()
+
+
+def _how(exitcode: int) -> str:
+    """How a process ended, as PyTorch's DataLoader says it.
+
+    Example:
+        >>> _how(-9), _how(3)
+        ('was killed by signal 9 (SIGKILL)', 'exited with code 3')
+    """
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = "unknown signal"
+        return f"was killed by signal {-exitcode} ({name})"
+    return f"exited with code {exitcode}"
 
 
 def _split(items: list[Any], parts: int) -> list[list[Any]]:

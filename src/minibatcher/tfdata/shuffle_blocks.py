@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from ..state import Fields
-from .block import Block, ListBlock, merge_blocks
+from .block import Block, ListBlock, RecordsBlock, concat_blocks, merge_blocks
+from .column_merge import mergeable_columns
 from .core import Iter
 from .restore import exhausted_probe
 from .shuffle import input_ended, restore_order, shuffle_order
@@ -46,14 +47,32 @@ class _Store:
             self.starts.append(start)
             self.blocks.append(block)
             self.used.append(0)
+            while len(self.blocks) > 1 and self._fuse_last():
+                pass
+
+    def _fuse_last(self) -> bool:
+        """Fuses the last two segments when they are contiguous column (or
+        record) blocks of one kind and the older is at most twice as long:
+        segments grow geometrically, so a gather touches O(log n) of them and
+        each element is copied O(log n) times."""
+        a, b = self.blocks[-2], self.blocks[-1]
+        if self.starts[-2] + len(a) != self.starts[-1] or len(a) > 2 * len(b) or not (
+                mergeable_columns([a, b]) or
+                (isinstance(a, RecordsBlock) and isinstance(b, RecordsBlock))):
+            return False
+        self.blocks[-2:] = [concat_blocks([a, b])]
+        self.used[-2:] = [self.used[-2] + self.used[-1]]
+        del self.starts[-1]
+        return True
 
     def gather(self, positions: np.ndarray) -> Block:
         if not len(positions):
             return ListBlock([])
         seg = np.searchsorted(np.asarray(self.starts), positions, side="right") - 1
+        order = np.argsort(seg, kind="stable")
         parts = []
-        for s in np.unique(seg).tolist():
-            at = np.flatnonzero(seg == s)
+        for at in np.split(order, np.flatnonzero(np.diff(seg[order])) + 1):
+            s = int(seg[at[0]])
             parts.append((at, self.blocks[s].take(positions[at] - self.starts[s])))
             self.used[s] += len(at)
         out = merge_blocks(parts, len(positions))

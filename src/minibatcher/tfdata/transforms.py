@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..errors import WorkerDied
 from ..state import Fields
 from .arguments import tf_int
 from .block import Block, ListBlock, blocks_enabled
@@ -173,7 +174,11 @@ class _MapIter(_PassIter):
 
     def _map(self, items: list[Any], error: BaseException | None) -> Block:
         if self.workers is not None:
-            out = self.workers.map(self.fn, items)
+            try:
+                out = self.workers.map(self.fn, items)
+            except WorkerDied:
+                self._pending = (items, error)  # mapped again by the next read
+                raise
         else:
             out, fn = [], self.fn
             for x in items:

@@ -54,7 +54,8 @@ class ReadConfig:
     ``skip_prefetch``, ``num_parallel_calls_*``, ``assert_cardinality``) are
     accepted and do not change the order (``options``, a ``tfdata.Options``, is
     applied to the read as TFDS does: ``autotune.cpu_budget`` fixes the
-    AUTOTUNE cycle length); ``interleave_cycle_length`` defaults
+    AUTOTUNE cycle length; ``num_parallel_calls_for_decode`` is the number of
+    threads that decode images, AUTOTUNE by default: the schedulable CPUs); ``interleave_cycle_length`` defaults
     to 16 (1 for datasets with ``disable_shuffling``); ``interleave_block_length=None``
     is tf.data's default block length, 1. ``override_buffer_size`` (a read
     buffer size) is accepted and changes nothing; ``file_format`` chooses the

@@ -134,6 +134,8 @@ def read_files(instructions: Sequence[FileInstruction], read_config: ReadConfig,
     if disable_shuffling:
         check_ordered_read(read_config, read_config.cycle_length(True), shuffle_files)
     cache = ShardCache(read_config)
+    if decoding is not None:
+        decoding = decoding.for_read(read_config.num_parallel_calls_for_decode)
     sources = [ShardSource(fi, p, cache, decoding, read_config.add_tfds_id)
                for fi, p in zip(fis, id_prefixes(fis))]
     read: Dataset = shard_read(sources, read_config, shuffle_files, disable_shuffling, cache)

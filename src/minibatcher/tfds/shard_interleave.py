@@ -31,12 +31,14 @@ import json
 from typing import Any, Sequence
 
 from ..state import Fields, digest
+from ..tfdata.block import Block, blocks_enabled
 from ..tfdata.core import UNKNOWN, Iter, ViewIter
 from ..tfdata.dataset import AUTOTUNE, Dataset
 from ..tfdata.errors import FailedPreconditionError
 from ..tfdata.interleave import resolve_cycle_length, schedulable_cores
 from ..tfdata.options import pipeline_options
 from ..tfdata.sources import SourceView
+from .shard_blocks import next_block
 
 __all__ = ["ShardInterleave", "ShardReadCursor"]
 
@@ -202,6 +204,10 @@ class _ShardReadIter(Iter):
     def __init__(self, node: "ShardInterleave", state: Fields | None) -> None:
         self.node, self.cycle, self.block = node, node.cycle, node.block
         self.slots: list[_Slot | None] = [None] * self.cycle
+        self._blocks = blocks_enabled()
+        # instructions a failed block read drew from the order (None: its end) with the order's
+        # cursor before each; the element path opens them next
+        self._ahead: list[tuple[int | None, Any]] = []
         if state is None:
             self.epoch = node.epochs_started
             node.epochs_started += 1
@@ -245,15 +251,35 @@ class _ShardReadIter(Iter):
         self.bi, self.ci = 0, (self.ci + 1) % self.cycle
 
     def _open_next(self) -> None:
-        try:
-            inst = int(next(self.order))
-        except StopIteration:
+        inst = self._draw()
+        if inst is None:
             self.exhausted = True
             return
         view = SourceView(self.node.sources[inst])
         self.slots[self.ci] = _Slot(inst, self.taken, ViewIter(view))
         self.taken += 1
         self.open += 1
+
+    def _draw(self, drawn: list[tuple[int | None, Any]] | None = None) -> int | None:
+        """The next instruction of the order (None: none is left). A block read
+        passes ``drawn``: what it draws is recorded there with the order's
+        cursor before it (:mod:`~minibatcher.tfds.shard_blocks`)."""
+        if self._ahead:
+            item = self._ahead.pop(0)
+        else:
+            before = None if drawn is None else self.order.state()
+            try:
+                item = (int(next(self.order)), before)
+            except StopIteration:
+                item = (None, before)
+        if drawn is not None:
+            drawn.append(item)
+        return item[0]
+
+    def next_block(self, count: int) -> Block:
+        if not self._blocks or count <= 0:
+            return super().next_block(count)
+        return next_block(self, count, super().next_block)
 
     def _advance(self, count: int) -> None:
         self.bi += count
@@ -297,7 +323,8 @@ class _ShardReadIter(Iter):
                 f"only {_elements(self.delivered)}.")
 
     def state(self) -> dict[str, Any]:
-        return {"epoch": self.epoch, "order": self.order.state(), "order0": self.order0,
+        order = self._ahead[0][1] if self._ahead else self.order.state()
+        return {"epoch": self.epoch, "order": order, "order0": self.order0,
                 "taken": self.taken,
                 "ci": self.ci, "bi": self.bi, "exhausted": self.exhausted,
                 "delivered": self.delivered,

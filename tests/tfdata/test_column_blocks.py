@@ -1,0 +1,71 @@
+"""Column blocks stay columns where the elements allow: ``padded_batch`` of array
+columns slices them, a shuffle over an iterator merges its buffered column blocks
+by column (fusing them as they arrive), and the elements, states and next epochs
+are those of the element path."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+from minibatcher.tfdata import Dataset
+from minibatcher.tfdata.block import (ArrayColumn, ColumnBlock, ListBlock, block_execution,
+                                      concat_blocks, merge_blocks)
+from minibatcher.tfdata.column_merge import uniform_columns
+from minibatcher.tfdata.shuffle_blocks import _Store
+
+from .test_blocks import trace
+
+SLICES = {"a": np.arange(40), "s": [b"x" * (i % 4) for i in range(40)],
+          "v": np.arange(80, dtype=np.float32).reshape(40, 2)}
+
+PIPELINES: dict[str, Callable[[], Any]] = {
+    "padded_batch of slices": lambda: Dataset.from_tensor_slices(SLICES).padded_batch(6),
+    "shuffle over an iterator, batch": lambda: Dataset.from_tensor_slices(SLICES)
+        .take(37).filter(lambda e: e["a"] % 5 != 1).shuffle(11, seed=2).batch(4),
+    "shuffle over an iterator, padded_batch": lambda: Dataset.range(50)
+        .filter(lambda x: x % 3 != 0).shuffle(9, seed=1).padded_batch(5),
+    "padded_batch with padding values": lambda: Dataset.from_tensor_slices(SLICES)
+        .padded_batch(4, padding_values={"a": np.int64(-1), "s": b"?", "v": np.float32(0)}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+def test_block_execution_on_and_off_agree(name: str) -> None:
+    with block_execution(False):
+        off = trace(PIPELINES[name])
+    on = trace(PIPELINES[name])
+    assert len(off[0]) > 2 and on == off
+
+
+def test_padded_batch_of_uniform_columns_is_a_slice() -> None:
+    block = ColumnBlock({"x": 0}, [ArrayColumn(np.arange(6).reshape(3, 2))], keep_order=False)
+    assert uniform_columns(block) and not uniform_columns(ListBlock([1]))
+    ds = Dataset.from_tensor_slices({"x": np.arange(6).reshape(3, 2)}).padded_batch(2)
+    it = ds._make_iter(None)
+    assert next(it)["x"].base is not None  # a view of the column, not a padded copy
+
+
+def test_column_blocks_merge_by_column() -> None:
+    template = {"b": 0, "a": 0}
+    one = ColumnBlock(template, [ArrayColumn(np.array([1, 2])), ArrayColumn(np.array([5, 6]))])
+    two = one.take(np.array([1]))
+    merged = merge_blocks([(np.array([0, 2]), one), (np.array([1]), two)], 3)
+    assert type(merged) is ColumnBlock and merged.template is template
+    assert [(int(e["a"]), int(e["b"])) for e in merged.elements()] == [(1, 5), (2, 6), (2, 6)]
+    other = ColumnBlock({"b": 0, "a": 0}, [ArrayColumn(np.array([7])),
+                                          ArrayColumn(np.array([8]))])
+    assert type(concat_blocks([one, other])) is ListBlock  # another structure: elements
+
+
+def test_the_shuffle_store_fuses_contiguous_blocks() -> None:
+    store = _Store()
+    at = 0
+    for n in [8, 8, 8, 8, 8, 8, 8, 8]:
+        store.add(at, ColumnBlock(0, [ArrayColumn(np.arange(at, at + n))]))
+        at += n
+    assert len(store.blocks) <= 3 and store.starts[0] == 0
+    got = store.gather(np.array([63, 0, 31, 32]))
+    assert [int(x) for x in got.elements()] == [63, 0, 31, 32]

@@ -29,7 +29,6 @@ Example:
 from __future__ import annotations
 
 import multiprocessing
-import os
 import pickle
 import queue
 import traceback
@@ -37,7 +36,7 @@ import weakref
 from typing import Any, Callable, Iterator
 
 from ..args import check_int
-from ..errors import ConfigError, WorkerDied
+from ..errors import WorkerDied
 from .pipeline_ring import QUEUE, SLOT_BYTES, Ring, unpack
 
 

@@ -173,24 +173,53 @@ class Workers:
         if self.n <= 1 or len(items) <= 1:
             return _apply_chunk(fn, items)
         pool = self._started()
-        chunks = _split(items, self.n * (4 if self.executor == "processes" else 2))
-        local = chunks.pop() if self.executor == "threads" else None
+        if self.executor == "threads":
+            return _map_threads(pool, self.n, fn, items)
+        chunks = _split(items, self.n * 4)
         futures = [pool.submit(_apply_chunk, fn, c) for c in chunks]
         out: list[Any] = []
         try:
-            tail = _apply_chunk(fn, local) if local is not None else []
             for f in futures:
                 out.extend(f.result())
         finally:
             for f in futures:
                 f.cancel()
-        out.extend(tail)
         return out
 
     def close(self) -> None:
         """Stops the pool (idempotent)."""
         if self._finalizer is not None:
             self._finalizer()
+
+
+def _map_threads(pool: cf.Executor, n: int, fn: Callable[..., Any], items: list[Any]
+                 ) -> list[Any]:
+    """:meth:`Workers.map` on ``n - 1`` pool threads and the calling thread, each
+    taking the next small chunk of ``items`` as soon as it is free: no thread
+    idles while another still has a queue of its own (a static split left
+    the calling thread a quarter of the work and the pool thread the rest)."""
+    out: list[Any] = [None] * len(items)
+    size = max(1, len(items) // (8 * n))
+    starts = iter(range(0, len(items), size))
+    lock = threading.Lock()
+
+    def work() -> None:
+        while True:
+            with lock:
+                start = next(starts, None)
+            if start is None:
+                return
+            out[start:start + size] = _apply_chunk(fn, items[start:start + size])
+
+    futures = [pool.submit(work) for _ in range(n - 1)]
+    try:
+        work()
+        for f in futures:
+            f.result()
+    finally:
+        for f in futures:
+            f.cancel()
+    return out
 
 
 def _split(items: list[Any], parts: int) -> list[list[Any]]:

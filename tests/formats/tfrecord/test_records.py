@@ -259,3 +259,19 @@ def test_two_files_read_alternately_share_the_read_buffer_safely(
     got_a += [bytes(r) for x in fa for r in x]
     got_b += [bytes(r) for y in fb for r in y]
     assert got_a == a and got_b == b
+
+
+@pytest.mark.parametrize("positions", [[2, 3, 4], [0, 1, 2, 3, 4, 5, 6, 7], [4, 3], [3, 5, 3],
+                                       [3]])
+def test_read_by_position_checks_every_frame(tmp_path: Path, positions: list[int]) -> None:
+    # consecutive positions are one read (a fast path), others are sorted into runs: the
+    # same records, and a corrupted one is found either way
+    recs = records(8, seed=4)
+    path = write(tmp_path / "r", recs)
+    assert TFRecordFile(path).read_at(positions).records() == [recs[i] for i in positions]
+    frame = int(TFRecordFile(path).frames[3])
+    data = bytearray(path.read_bytes())
+    data[frame + 12] ^= 1
+    path.write_bytes(bytes(data))
+    with pytest.raises(ErrorBudgetExceeded, match=f"corrupted record 3 at byte {frame}"):
+        TFRecordFile(path).read_at(positions)

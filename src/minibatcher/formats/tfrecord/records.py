@@ -31,8 +31,7 @@ import numpy as np
 from ...budget import ErrorBudget
 from ...errors import FileChangedError, FormatError
 from .backend import DATA_CRC, HEADER_CRC, OK, TRUNCATED, kernels
-from .batches import (_GATHER_SPAN, RecordBatch, RecordSpans, _consecutive, _digest_frames,
-                      _runs)
+from .batches import _GATHER_SPAN, RecordBatch, RecordSpans, _consecutive, _runs
 from .streams import PlainStream, ZlibStream, open_stream
 
 DEFAULT_BATCH_RECORDS = 1024
@@ -124,7 +123,7 @@ class TFRecordFile:
             buf, base = self._stream.window(pos, 16)
             r = self._k.scan(buf, pos - base, -1, False, False)
             frames = np.asarray(r["frames"], dtype=np.int64)
-            _digest_frames(buf, frames, r["lengths"], self._digest)
+            self._digest.update(self._k.digest_rows(buf, frames, r["lengths"]))
             parts.append(frames + base)
             if r["status"] != OK:
                 self._raise_if_fatal(r, base, pos)

@@ -78,3 +78,41 @@ def test_resume_with_shuffle_and_interleave(tmp_path: Path) -> None:
     assert assert_resumes_exactly(lambda: TFRecordDataset(files, num_parallel_reads=3)
                                   .shuffle(5, seed=4).batch(3)) == 7
     assert assert_resumes_exactly(lambda: TFRecordDataset(files).skip(2).shard(2, 1)) == 9
+
+
+def test_files_read_one_after_the_other_are_indexed_several_at_a_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from minibatcher.formats.tfrecord import records as records_module
+    from minibatcher.formats.tfrecord import source as source_module
+
+    files = shards(tmp_path, [40, 0, 25, 31, 3, 17])
+    barrier = threading.Barrier(2, timeout=10)
+    indexers: set[str] = set()
+    build = records_module.TFRecordFile._build_index
+
+    def meeting_build(self: records_module.TFRecordFile) -> object:
+        indexers.add(threading.current_thread().name)
+        if threading.current_thread().name.startswith("tfrecord-index"):
+            barrier.wait()  # two files are indexed at the same time, or this times out
+        return build(self)
+
+    monkeypatch.setattr(records_module.TFRecordFile, "_build_index", meeting_build)
+    monkeypatch.setattr(source_module, "schedulable_cpus", lambda: 2)
+    expected = [b"s%d:%d" % (s, i) for s, n in enumerate([40, 0, 25, 31, 3, 17])
+                for i in range(n)]
+    assert list(TFRecordDataset(files)) == expected
+    assert len([n for n in indexers if n.startswith("tfrecord-index")]) == 2
+
+
+def test_a_bad_file_indexed_ahead_fails_where_it_is_read(tmp_path: Path) -> None:
+    files = shards(tmp_path, [4, 5, 6])
+    data = bytearray(Path(files[1]).read_bytes())
+    data[9] ^= 1  # record 0's length CRC: the file cannot be framed
+    Path(files[1]).write_bytes(bytes(data))
+    with pytest.raises(FormatError, match=r"s1.tfrecord: corrupted record at byte 0: the CRC "
+                                          r"of its length field"):
+        iter(TFRecordDataset(files))
+    assert list(TFRecordDataset([files[0], files[2]])) == [b"s0:%d" % i for i in range(4)] + \
+        [b"s2:%d" % i for i in range(6)]

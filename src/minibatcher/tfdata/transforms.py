@@ -271,7 +271,12 @@ class MapDataset(_Unary):
         return {"op": "map", "fn": _fn_name(self._fn)}
 
     def _make_view(self, pins: Fields | None) -> View:
-        return _MapView(self._parent._make_view(pins), self._fn, self._lift, self._workers)
+        view = _MapView(self._parent._make_view(pins), self._fn, self._lift, self._workers)
+        if self._workers is None:
+            return view
+        # the workers map the next block while the consumer takes the current one (as
+        # tf.data's parallel map runs ahead); states are positions, so nothing changes
+        return PrefetchView(view, 1)
 
     def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():

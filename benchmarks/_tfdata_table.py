@@ -11,7 +11,7 @@ import _common as C
 
 # The executor docs/design/tfdata-blocks.md recommends for a Pillow decode of small
 # images (the target rows measure it; the other executor's row is for comparison).
-JPEG_EXECUTOR = "processes"
+JPEG_EXECUTOR = "threads"
 OTHER_EXECUTOR = "processes" if JPEG_EXECUTOR == "threads" else "threads"
 
 # (row label, ours, peer, target ratio or None, what is missing when a contender is absent)

@@ -91,26 +91,6 @@ def test_every_thread_works_until_the_work_runs_out(npc: int) -> None:
     assert sorted(idents.count(t) for t in set(idents)) == [8] * npc
 
 
-def test_a_parallel_map_over_a_view_maps_the_next_block_ahead() -> None:
-    # as tf.data's parallel map runs ahead of its consumer: element 40 lies in the block
-    # after the one element 15 comes from (blocks grow 1, 2, 4, 8, 16, 32)
-    ahead = threading.Event()
-
-    def note(x: Any) -> Any:
-        if int(x) == 40:
-            ahead.set()
-        return x
-
-    it = iter(Dataset.range(100).map(note, num_parallel_calls=2))
-    assert [int(next(it)) for _ in range(16)] == list(range(16))
-    assert ahead.wait(timeout=10)
-    state = it.get_state()
-    assert [int(x) for x in it] == list(range(16, 100))
-    again = iter(Dataset.range(100).map(note, num_parallel_calls=2))
-    again.set_state(state)
-    assert int(next(again)) == 16
-
-
 def test_a_worker_process_error_carries_the_worker_traceback() -> None:
     it = iter(Dataset.range(12).map(fail_on_seven, num_parallel_calls=2, executor="processes"))
     with pytest.raises(ValueError, match="seven") as info:

@@ -271,12 +271,7 @@ class MapDataset(_Unary):
         return {"op": "map", "fn": _fn_name(self._fn)}
 
     def _make_view(self, pins: Fields | None) -> View:
-        view = _MapView(self._parent._make_view(pins), self._fn, self._lift, self._workers)
-        if self._workers is None:
-            return view
-        # the workers map the next block while the consumer takes the current one (as
-        # tf.data's parallel map runs ahead); states are positions, so nothing changes
-        return PrefetchView(view, 1)
+        return _MapView(self._parent._make_view(pins), self._fn, self._lift, self._workers)
 
     def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():

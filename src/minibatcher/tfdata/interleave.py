@@ -26,9 +26,9 @@ Example:
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable
 
-from ..cpus import schedulable_cpus
 from ..errors import ConfigError
 from ..state import Fields
 from .arguments import MAX_CYCLE, tf_int, tf_opt_int
@@ -241,7 +241,10 @@ def schedulable_cores() -> int:
         >>> schedulable_cores() >= 1
         True
     """
-    return schedulable_cpus()
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity API (macOS, Windows)
+        return os.cpu_count() or 1
 
 
 def resolve_cycle_length(cycle_length: int, num_parallel_calls: int | None, cores: int) -> int:

@@ -33,12 +33,24 @@ import threading
 import weakref
 from typing import Any, Callable, Sequence
 
-from ..cpus import schedulable_cpus
 from ..errors import ConfigError
 from .structure import call
 
 AUTOTUNE = -1
 EXECUTORS = ("threads", "processes")
+
+
+def schedulable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask), at least 1.
+
+    Example:
+        >>> schedulable_cpus() >= 1
+        True
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - platforms without affinity
+        return max(1, os.cpu_count() or 1)
 
 
 def parallelism(num_parallel_calls: Any, what: str = "num_parallel_calls") -> int:

@@ -304,14 +304,8 @@ class ConcatSource:
 
     @property
     def bounds(self) -> list[int]:
-        """``bounds[k]``: the index of source ``k``'s first record (and the total last).
-        Sources that can measure many at once (``measure_many``: TFRecord files,
-        indexed several at a time) are asked first."""
+        """``bounds[k]``: the index of source ``k``'s first record (and the total last)."""
         if self._bounds is None:
-            measure_many = getattr(self.sources[0], "measure_many", None) if self.sources \
-                else None
-            if measure_many is not None:
-                measure_many(self.sources)
             self._bounds = np.cumsum([0] + [len(s) for s in self.sources]).tolist()
         return self._bounds
 

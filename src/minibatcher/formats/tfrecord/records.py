@@ -86,14 +86,6 @@ class TFRecordFile:
             self._pool.touch(self)
         return self._opened
 
-    def join_pool(self, pool: "OpenFiles") -> None:
-        """Counts this file's descriptor in ``pool`` from now on (a file opened and
-        indexed before its reader took it)."""
-        if self._pool is None:
-            self._pool = pool
-            if self._opened is not None:
-                pool.touch(self)
-
     def release(self) -> None:
         """Closes the file descriptor; the next read reopens it (the index stays)."""
         if self._opened is not None:

@@ -28,14 +28,12 @@ Example:
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import os
 from typing import Any, Iterator
 
 import numpy as np
 
 from ...budget import ErrorBudget
-from ...cpus import schedulable_cpus
 from ...errors import FormatError
 from ..file_digest import file_fingerprint
 from .records import OpenFiles, RecordBatch, RecordSpans, TFRecordFile
@@ -68,7 +66,6 @@ class TFRecordFiles:
         self.budget = budget
         self._pool = OpenFiles(limit)  # at most `limit` descriptors however many files
         self._files: dict[str, TFRecordFile] = {}
-        self._indexed: dict[str, TFRecordFile] = {}  # by index_ahead, not opened yet
 
     @property
     def limit(self) -> int:
@@ -93,10 +90,8 @@ class TFRecordFiles:
         checked to hold that many records) on first use."""
         f = self._files.get(path)
         if f is None:
-            f = self._indexed.pop(path, None)
-            if f is None:
-                f = self._new_file(path)
-            f.join_pool(self._pool)
+            f = TFRecordFile(path, self.compression_type, verify_crc=self.verify_crc,
+                             max_errors=self.max_errors, pool=self._pool, budget=self.budget)
             if expected is not None and len(f) != expected:
                 raise FormatError(f"{path}: the {self.what} holds {len(f)} records, but "
                                   f"{self.expected_from} says {expected}")
@@ -108,51 +103,6 @@ class TFRecordFiles:
         """The records ``[skip, skip + take)`` of ``path`` (to the end without
         ``take``) as a :class:`TFRecordSource` of these files."""
         return TFRecordSource(path, files=self, skip=skip, take=take, expected=expected)
-
-
-    def _new_file(self, path: str) -> TFRecordFile:
-        return TFRecordFile(path, self.compression_type, verify_crc=self.verify_crc,
-                            max_errors=self.max_errors, budget=self.budget)
-
-    def index_ahead(self, paths: list[str]) -> None:
-        """Indexes the plain files among ``paths`` not indexed yet, several at a
-        time (reading and framing release the GIL), so that measuring many files
-        does not read them one after the other. Nothing is raised here: a file
-        that fails is left for the reader, which meets its error when it
-        measures the file, in order. Skipped when the files would not all fit
-        the descriptor limit (a file closed while another thread indexes it),
-        or when they are compressed (inflating is not worth a thread per file).
-
-        Example:
-            >>> import tempfile, pathlib
-            >>> from minibatcher.formats.tfrecord import TFRecordWriter
-            >>> d = pathlib.Path(tempfile.mkdtemp())
-            >>> for n in "ab":
-            ...     with TFRecordWriter(d / n) as w: w.write_many([b"x"] * 3)
-            >>> files = TFRecordFiles(); files.index_ahead([str(d / "a"), str(d / "b")])
-            >>> [len(files.open(str(d / n))) for n in "ab"]
-            [3, 3]
-        """
-        todo = list(dict.fromkeys(paths))
-        if len(todo) < 2 or self.compression_type or \
-                len(set(todo) | set(self._files) | set(self._indexed)) > self.limit:
-            return
-        threads = min(len(todo), schedulable_cpus(), 8)
-        if threads < 2:
-            return
-        with cf.ThreadPoolExecutor(threads, thread_name_prefix="tfrecord-index") as pool:
-            for path, f in zip(todo, pool.map(self._index_one, todo)):
-                if f is not None and path not in self._files:
-                    self._indexed[path] = f
-
-    def _index_one(self, path: str) -> TFRecordFile | None:
-        """The file at ``path`` (the reader's, or a new one), indexed; None if that fails."""
-        try:
-            f = self._files.get(path) or self._indexed.get(path) or self._new_file(path)
-            _ = f.frames
-            return f
-        except Exception:  # noqa: BLE001 - met again by the reader, in order
-            return None
 
 
 class TFRecordSource:
@@ -196,13 +146,6 @@ class TFRecordSource:
         if self._take is None:
             self._take = len(self.open()) - self.skip
         return self._take
-
-    def measure_many(self, sources: list[Any]) -> None:
-        """Indexes the files of ``sources`` (the TFRecord sources among them that
-        share this source's files) several at a time before they are measured
-        one by one (:meth:`TFRecordFiles.index_ahead`)."""
-        self.files.index_ahead([s.path for s in sources
-                                if isinstance(s, TFRecordSource) and s.files is self.files])
 
     def good_positions(self) -> np.ndarray | None:
         """Positions in the file of the records this source holds; None when

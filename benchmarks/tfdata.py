@@ -8,8 +8,9 @@ TensorFlow runs from its own interpreter (``--tf-python``, default
 (``_tfdata_tf.py``); without it the data is written by minibatcher and every
 TensorFlow row says "not measured"; a peer package that is not installed
 (``tfrecord``, ``torch``) gives "not measured" rows too. Contenders alternate
-over --rounds; the tables show medians of examples (or records, images) per
-second to NumPy. Every contender's imports happen before the timings (as
+over --rounds (every contender but TensorFlow's, which times itself in its own
+process, repeats its pass for at least half a second per round); the tables show
+medians of examples (or records, images) per second to NumPy. Every contender's imports happen before the timings (as
 TensorFlow's are outside its own). The ``map`` rows time a pass over a dataset
 built once and read once before (its worker threads or processes started), as
 a training loop reads the same dataset every epoch; every other row builds its
@@ -196,17 +197,27 @@ def _count(iterator: Any) -> int:
     return n
 
 
+MIN_SECONDS = 0.5  # a contender timed here repeats its pass for at least this long per round
+
+
 def measure(runs: dict[str, Callable[[], tuple[int, float | None]]], rounds: int
             ) -> dict[str, float]:
     """Median rate (items/s) of each contender over ``rounds`` alternating
-    rounds; a contender that could not run has rate -1."""
+    rounds. A contender timed here repeats its pass until ``MIN_SECONDS`` have
+    passed (a pass over 60,000 records takes tens of milliseconds: one
+    scheduling hiccup of a shared machine would be its whole figure); one
+    that times itself (TensorFlow's, in its own process) runs once."""
     rates: dict[str, list[float]] = {k: [] for k in runs}
     for _ in C.rounds_of(rounds):
         for name, fn in runs.items():
-            t0 = time.perf_counter()
-            n, seconds = fn()
+            items, t0 = 0, time.perf_counter()
+            while True:
+                n, seconds = fn()
+                items += n
+                if seconds is not None or time.perf_counter() - t0 >= MIN_SECONDS:
+                    break
             seconds = time.perf_counter() - t0 if seconds is None else seconds
-            rates[name].append(n / seconds if seconds > 0 else -1.0)
+            rates[name].append(items / seconds if seconds > 0 else -1.0)
     return {k: C.median(v) for k, v in rates.items()}
 
 

@@ -16,82 +16,34 @@ import numpy as np
 SHUFFLE, BATCH, TFDS_BATCH = 10_000, 256, 128
 
 
-def parse_io() -> tuple[Any, str]:
-    """``minibatcher.tfdata.io`` (TF's ``tf.io`` names; the stand-in below for
-    what it lacks) and a note saying which."""
-    try:
-        from minibatcher import tfdata
-        from minibatcher.tfdata import io as tfio
-    except ImportError:
-        return StandIn, "a stand-in for tfdata.io (ExampleDecoder per call)"
-    if hasattr(tfio, "decode_raw"):
-        return _Names(tfio, tfdata), "minibatcher.tfdata.io"
-    return _Names(tfio, tfdata, decode_raw=StandIn.decode_raw), \
-        "minibatcher.tfdata.io (decode_raw: a stand-in)"
+def warm_imports() -> None:
+    """Imports what our contenders use, so that no measurement pays for them
+    (TensorFlow's imports are outside its timings too)."""
+    import importlib
 
-
-class _Names:
-    """tfdata.io's functions and tfdata's dtype names in one namespace (TF's tf.io + tf.X)."""
-
-    def __init__(self, tfio: Any, tfdata: Any, **more: Any) -> None:
-        self.__dict__.update({k: getattr(tfio, k) for k in dir(tfio) if not k.startswith("_")})
-        self.string, self.int64, self.uint8 = tfdata.string, tfdata.int64, tfdata.uint8
-        self.__dict__.update(more)
-
-
-class StandIn:
-    """What ``tfdata.io`` offers, built on ``ExampleDecoder`` (a function per call:
-    the per-element path a pipeline takes without a native parse)."""
-
-    uint8 = np.uint8
-    string, int64 = "bytes", "int64"
-
-    @staticmethod
-    def FixedLenFeature(shape: Any, dtype: Any) -> Any:  # noqa: N802 (TF's name)
-        return dtype
-
-    @staticmethod
-    def parse_example(serialized: Any, features: dict[str, Any]) -> dict[str, Any]:
-        from minibatcher.formats.tfrecord import ExampleDecoder
-
-        records = [serialized] if isinstance(serialized, bytes) else list(serialized)
-        cols = ExampleDecoder(features).decode(records)
-        out: dict[str, Any] = {}
-        for name, col in cols.items():
-            if features[name] == "bytes":
-                values = np.empty(len(records), object)
-                values[:] = [col.row(i)[0] for i in range(len(records))]
-            else:
-                values = col.values
-            out[name] = values
-        return out
-
-    @staticmethod
-    def parse_single_example(serialized: bytes, features: dict[str, Any]) -> dict[str, Any]:
-        return {k: v[0] for k, v in StandIn.parse_example(serialized, features).items()}
-
-    @staticmethod
-    def decode_raw(value: Any, dtype: Any) -> np.ndarray:
-        if isinstance(value, bytes):
-            return np.frombuffer(value, dtype)
-        return np.stack([np.frombuffer(v, dtype) for v in value])
+    for name in ("minibatcher.tfdata", "minibatcher.tfdata.io", "minibatcher.tfds", "PIL.Image",
+                 "torch.utils.data", "minibatcher.torch"):
+        try:
+            importlib.import_module(name)
+        except ImportError:  # torch is optional: its rows say "not measured"
+            pass
 
 
 def records_pipeline(paths: list[str], vectorized: bool) -> Any:
     """The issue's pipeline (TF's code with ``tf`` -> ``tfdata``): parse per
     example, or batch first and ``parse_example``."""
     from minibatcher import tfdata
+    from minibatcher.tfdata import io as tfio
 
-    tfio, _ = parse_io()
-    spec = {"image": tfio.FixedLenFeature([], tfio.string),
-            "label": tfio.FixedLenFeature([], tfio.int64)}
+    spec = {"image": tfio.FixedLenFeature([], tfdata.string),
+            "label": tfio.FixedLenFeature([], tfdata.int64)}
     ds = tfdata.TFRecordDataset(paths, num_parallel_reads=4).shuffle(SHUFFLE, seed=1)
     if vectorized:
         return ds.batch(BATCH).map(lambda r: tfio.parse_example(r, spec)).map(
-            lambda ex: (np.reshape(tfio.decode_raw(ex["image"], tfio.uint8), (-1, 28, 28)),
+            lambda ex: (np.reshape(tfio.decode_raw(ex["image"], tfdata.uint8), (-1, 28, 28)),
                         ex["label"]))
     return ds.map(lambda r: tfio.parse_single_example(r, spec)).map(
-        lambda ex: (np.reshape(tfio.decode_raw(ex["image"], tfio.uint8), (28, 28)),
+        lambda ex: (np.reshape(tfio.decode_raw(ex["image"], tfdata.uint8), (28, 28)),
                     ex["label"])).batch(BATCH)
 
 
@@ -119,17 +71,18 @@ def decode_jpeg(data: bytes) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
 
 
-def jpeg_pipeline(path: str, parallel: int) -> Any:
-    """JPEG records decoded by a ``map`` with ``num_parallel_calls=parallel``,
-    batched by 32."""
+def jpeg_pipeline(path: str, parallel: int, executor: str = "threads") -> Any:
+    """JPEG records decoded by a ``map`` with ``num_parallel_calls=parallel``
+    (on ``executor``), batched by 32."""
     from minibatcher import tfdata
 
-    return tfdata.TFRecordDataset(path).map(decode_jpeg, num_parallel_calls=parallel).batch(32)
+    return tfdata.TFRecordDataset(path).map(decode_jpeg, num_parallel_calls=parallel,
+                                            executor=executor).batch(32)
 
 
-def run_jpegs(path: str, parallel: int) -> int:
-    """One pass of :func:`jpeg_pipeline`: images decoded."""
-    return sum(len(b) for b in jpeg_pipeline(path, parallel))
+def count_images(dataset: Any) -> int:
+    """One pass of a :func:`jpeg_pipeline` dataset: images decoded."""
+    return sum(len(b) for b in dataset)
 
 
 _LOADERS: dict[tuple[str, int], Any] = {}

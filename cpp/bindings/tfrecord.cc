@@ -146,6 +146,28 @@ nb::tuple check_frames(Bytes data, Ends frames, Ends lengths, bool verify) {
   return nb::make_tuple(int(r.status), r.failed);
 }
 
+// mb::tfrecord::digest_rows: 12 bytes per record (length, stored data CRC) as bytes.
+nb::bytes digest_rows(Bytes data, Ends frames, Ends lengths) {
+  const size_t n = frames.shape(0);
+  require(lengths.shape(0) == n, "frames and lengths should have the same length");
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t pos = frames.data()[i], len = lengths.data()[i];
+    require(pos >= 0 && len >= 0 && uint64_t(pos) <= data.shape(0) &&
+                uint64_t(len) + uint64_t(mb::tfrecord::kFrameOverhead) <=
+                    data.shape(0) - uint64_t(pos),
+            "every frame should lie inside the buffer");
+  }
+  PyObject* b = PyBytes_FromStringAndSize(nullptr, Py_ssize_t(12 * n));
+  if (b == nullptr) throw nb::python_error();
+  nb::object owner = nb::steal(b);
+  uint8_t* out = reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(b));
+  {
+    nb::gil_scoped_release release;
+    mb::tfrecord::digest_rows(data.data(), frames.data(), lengths.data(), n, out);
+  }
+  return nb::borrow<nb::bytes>(owner);
+}
+
 uint32_t crc(Bytes data, uint32_t initial, bool portable) {
   nb::gil_scoped_release release;
   return portable ? mb::tfrecord::crc32c_portable(initial, data.data(), data.shape(0))
@@ -345,6 +367,7 @@ void bind_tfrecord(nb::module_& m) {
         "verify"_a, "skip_bad"_a);
   m.def("tfrecord_check_frames", &check_frames, "data"_a, "frames"_a, "lengths"_a, "verify"_a);
   m.def("tfrecord_frame_many", &frame_many, "data"_a, "ends"_a);
+  m.def("tfrecord_digest_rows", &digest_rows, "data"_a, "frames"_a, "lengths"_a);
   m.def("crc32c", &crc, "data"_a, "initial"_a = 0, "portable"_a = false);
   m.def("crc32c_hardware", &mb::tfrecord::crc32c_hardware);
   m.def("example_decode", &decode, "data"_a, "ends"_a, "names"_a, "kinds"_a, "strict"_a = false);

@@ -29,6 +29,78 @@ void check(bool ok) {
   if (!ok) __builtin_trap();
 }
 
+// check_frames one record after the other (what the grouped version must match).
+CheckResult check_one_by_one(const uint8_t* d, size_t n, const int64_t* frames,
+                             const int64_t* lengths, size_t count, bool verify) {
+  CheckResult r;
+  for (size_t i = 0; i < count; ++i) {
+    const int64_t pos = frames[i], len = lengths[i];
+    if (pos < 0 || len < 0 || uint64_t(pos) + uint64_t(len) + kFrameOverhead > n) {
+      r.status = Status::kTruncated;
+    } else if (mask_crc(crc32c_portable(0, d + pos, 8)) !=
+                   (uint32_t(d[pos + 8]) | uint32_t(d[pos + 9]) << 8 |
+                    uint32_t(d[pos + 10]) << 16 | uint32_t(d[pos + 11]) << 24)) {
+      r.status = Status::kHeaderCrc;
+    } else {
+      uint64_t stored = 0;
+      for (int b = 7; b >= 0; --b) stored = (stored << 8) | d[pos + b];
+      const uint8_t* c = d + pos + kHeaderBytes + len;
+      const uint32_t crc = uint32_t(c[0]) | uint32_t(c[1]) << 8 | uint32_t(c[2]) << 16 |
+                           uint32_t(c[3]) << 24;
+      if (stored != uint64_t(len)) {
+        r.status = Status::kLength;
+      } else if (verify &&
+                 crc != mask_crc(crc32c_portable(0, d + pos + kHeaderBytes, size_t(len)))) {
+        r.status = Status::kDataCrc;
+      }
+    }
+    if (r.status != Status::kOk) {
+      r.failed = int64_t(i);
+      return r;
+    }
+  }
+  return r;
+}
+
+// The grouped, interleaved CRCs of check_frames and crc32c_many against one record
+// at a time: many frame lists cut from the buffer (real frames repeated past a
+// group of 48, lengths off by one, made-up offsets), and digest_rows against the
+// bytes it copies.
+void check_grouped_crcs(const uint8_t* d, size_t n, const std::vector<int64_t>& frames,
+                        const std::vector<int64_t>& lengths, const uint8_t* h) {
+  std::vector<int64_t> f, len;
+  for (size_t k = 0; k < 100 && !frames.empty(); ++k) {
+    const size_t i = (k * (h[3] | 1u)) % frames.size();
+    f.push_back(frames[i]);
+    len.push_back(lengths[i] + (k % 37 == 36 ? int64_t(h[2] % 3) - 1 : 0));
+  }
+  f.push_back(int64_t(h[1]) * 7);
+  len.push_back(int64_t(h[2]));
+  for (bool verify : {false, true}) {
+    const CheckResult a = check_frames(d, n, f.data(), len.data(), f.size(), verify);
+    const CheckResult b = check_one_by_one(d, n, f.data(), len.data(), f.size(), verify);
+    check(a.status == b.status && a.failed == b.failed);
+  }
+  std::vector<const uint8_t*> ptr;
+  std::vector<size_t> size;
+  for (size_t i = 0; i < n && ptr.size() < 50; i += 1 + h[1] % 16) {
+    ptr.push_back(d + i);
+    size.push_back((n - i) % (1 + size_t(h[2])));
+  }
+  std::vector<uint32_t> crcs(ptr.size());
+  crc32c_many(ptr.data(), size.data(), ptr.size(), crcs.data());
+  for (size_t i = 0; i < ptr.size(); ++i) check(crcs[i] == crc32c_portable(0, ptr[i], size[i]));
+  std::vector<uint8_t> rows(12 * frames.size());
+  digest_rows(d, frames.data(), lengths.data(), frames.size(), rows.data());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    uint64_t stored = 0;
+    for (int b = 7; b >= 0; --b) stored = (stored << 8) | rows[12 * i + b];
+    check(stored == uint64_t(lengths[i]));
+    check(std::memcmp(rows.data() + 12 * i + 8, d + frames[i] + kHeaderBytes + lengths[i], 4) ==
+          0);
+  }
+}
+
 void fuzz_framing(const uint8_t* d, size_t n, const uint8_t* h) {
   Limits limits;
   limits.verify_data = h[0] & 1;
@@ -67,6 +139,7 @@ void fuzz_framing(const uint8_t* d, size_t n, const uint8_t* h) {
   const int64_t odd_len[] = {int64_t(h[2]), 0, int64_t(n)};
   const CheckResult bad = check_frames(d, n, odd, odd_len, 3, true);
   check(bad.failed >= -1 && bad.failed < 3);
+  check_grouped_crcs(d, n, frames, lengths, h);
 }
 
 // Counts and values agree: every present count is covered by values, byte

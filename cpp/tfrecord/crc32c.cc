@@ -1,5 +1,6 @@
 #include "crc32c.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -51,6 +52,21 @@ __attribute__((target("sse4.2"))) uint32_t crc_sse42(uint32_t crc, const uint8_t
   return ~c32;
 }
 
+// Three buffers at once: the instruction has a latency of three cycles and a
+// throughput of one, so three independent CRCs cost about what one does.
+__attribute__((target("sse4.2"))) void crc3_sse42(const uint8_t* const* p, const size_t* n,
+                                                  uint32_t* out) {
+  const size_t common = std::min(n[0], std::min(n[1], n[2])) & ~size_t(7);
+  uint64_t c0 = 0xFFFFFFFFu, c1 = 0xFFFFFFFFu, c2 = 0xFFFFFFFFu;
+  for (size_t i = 0; i < common; i += 8) {
+    c0 = _mm_crc32_u64(c0, load64(p[0] + i));
+    c1 = _mm_crc32_u64(c1, load64(p[1] + i));
+    c2 = _mm_crc32_u64(c2, load64(p[2] + i));
+  }
+  const uint64_t c[3] = {c0, c1, c2};
+  for (int k = 0; k < 3; ++k) out[k] = crc_sse42(~uint32_t(c[k]), p[k] + common, n[k] - common);
+}
+
 bool detect() { return __builtin_cpu_supports("sse4.2"); }
 #endif
 
@@ -96,6 +112,16 @@ uint32_t crc32c_extend(uint32_t crc, const uint8_t* p, size_t n) {
   return crc_arm(crc, p, n);
 #endif
   return crc32c_portable(crc, p, n);
+}
+
+void crc32c_many(const uint8_t* const* p, const size_t* n, size_t count, uint32_t* out) {
+  size_t i = 0;
+#if defined(MB_CRC_X86)
+  if (crc32c_hardware()) {
+    for (; i + 3 <= count; i += 3) crc3_sse42(p + i, n + i, out + i);
+  }
+#endif
+  for (; i < count; ++i) out[i] = crc32c_extend(0, p[i], n[i]);
 }
 
 }  // namespace mb::tfrecord

@@ -81,6 +81,13 @@ struct CheckResult {
 CheckResult check_frames(const uint8_t* buf, size_t size, const int64_t* frames,
                          const int64_t* lengths, size_t n, bool verify);
 
+// What a file's content digest is made of (TFRecordFile.content_digest): for
+// each record, its length (8 bytes, little-endian) and its stored data CRC (4
+// bytes), 12 bytes per record into `out`. The caller has checked that every
+// frame lies inside the buffer (frames[i] + lengths[i] + 16 <= size).
+void digest_rows(const uint8_t* buf, const int64_t* frames, const int64_t* lengths, size_t n,
+                 uint8_t* out);
+
 // Writes the frame of `n` data bytes into `out` (n + 16 bytes).
 void frame(const uint8_t* data, size_t n, uint8_t* out);
 

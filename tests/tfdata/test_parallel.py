@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from minibatcher.tfdata import AUTOTUNE, Dataset, random_seed_scope
-from minibatcher.tfdata.parallel import schedulable_cpus
+from minibatcher.tfdata.parallel import Workers, schedulable_cpus
 
 from .resume import assert_resumes_exactly, snapshot
 
@@ -71,6 +71,24 @@ def test_a_worker_error_is_raised_at_its_element_with_its_origin(npc: int) -> No
             next(it)
         assert head == list(range(1, 8)) and [int(x) for x in it] == list(range(9, 13))
         assert "worker" in "".join(getattr(info.value, "__notes__", []))
+
+
+@pytest.mark.parametrize("npc", [2, 3])
+def test_every_thread_works_until_the_work_runs_out(npc: int) -> None:
+    # each call waits for a call on every other thread: a split that leaves a thread
+    # idle while another still has items of its own breaks the barrier
+    barrier = threading.Barrier(npc, timeout=10)
+
+    def meet(x: Any) -> Any:
+        barrier.wait()
+        return threading.get_ident()
+
+    workers = Workers(npc, "threads")
+    try:
+        idents = workers.map(meet, list(range(8 * npc)))
+    finally:
+        workers.close()
+    assert sorted(idents.count(t) for t in set(idents)) == [8] * npc
 
 
 def test_a_worker_process_error_carries_the_worker_traceback() -> None:

@@ -182,13 +182,13 @@ class Workers:
         if self.n <= 1 or len(items) <= 1:
             return _apply_chunk(fn, items)
         pool = self._started()
-        chunks = _split(items, self.n * (4 if self.executor == "processes" else 2))
-        local = chunks.pop() if self.executor == "threads" else None
+        if self.executor == "threads":
+            return _map_threads(pool, self.n, fn, items)
+        chunks = _split(items, self.n * 4)
         out: list[Any] = []
         futures: list[cf.Future] = []
         try:
             futures = [pool.submit(_apply_chunk, fn, c) for c in chunks]
-            tail = _apply_chunk(fn, local) if local is not None else []
             for f in futures:
                 out.extend(f.result())
         except BrokenProcessPool:
@@ -196,7 +196,6 @@ class Workers:
         finally:
             for f in futures:
                 f.cancel()
-        out.extend(tail)
         return out
 
     def _died(self, pool: cf.Executor, fn: Callable[..., Any]) -> WorkerDied:
@@ -240,6 +239,36 @@ def _how(exitcode: int) -> str:
             name = "unknown signal"
         return f"was killed by signal {-exitcode} ({name})"
     return f"exited with code {exitcode}"
+
+
+def _map_threads(pool: cf.Executor, n: int, fn: Callable[..., Any], items: list[Any]
+                 ) -> list[Any]:
+    """:meth:`Workers.map` on ``n - 1`` pool threads and the calling thread, each
+    taking the next small chunk of ``items`` as soon as it is free: no thread
+    idles while another still has a queue of its own (a static split left
+    the calling thread a quarter of the work and the pool thread the rest)."""
+    out: list[Any] = [None] * len(items)
+    size = max(1, len(items) // (8 * n))
+    starts = iter(range(0, len(items), size))
+    lock = threading.Lock()
+
+    def work() -> None:
+        while True:
+            with lock:
+                start = next(starts, None)
+            if start is None:
+                return
+            out[start:start + size] = _apply_chunk(fn, items[start:start + size])
+
+    futures = [pool.submit(work) for _ in range(n - 1)]
+    try:
+        work()
+        for f in futures:
+            f.result()
+    finally:
+        for f in futures:
+            f.cancel()
+    return out
 
 
 def _split(items: list[Any], parts: int) -> list[list[Any]]:

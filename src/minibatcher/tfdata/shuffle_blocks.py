@@ -27,59 +27,11 @@ from typing import Any
 import numpy as np
 
 from ..state import Fields
-from .block import Block, ListBlock, RecordsBlock, concat_blocks, merge_blocks
-from .column_merge import mergeable_columns
+from .block import Block, ListBlock
+from .block_store import BlockStore
 from .core import Iter
 from .restore import exhausted_probe
 from .shuffle import input_ended, restore_order, shuffle_order
-
-
-class _Store:
-    """Input blocks by position: segment s holds positions ``starts[s] ..``."""
-
-    def __init__(self) -> None:
-        self.starts: list[int] = []
-        self.blocks: list[Block] = []
-        self.used: list[int] = []  # elements emitted from each segment
-
-    def add(self, start: int, block: Block) -> None:
-        if len(block):
-            self.starts.append(start)
-            self.blocks.append(block)
-            self.used.append(0)
-            while len(self.blocks) > 1 and self._fuse_last():
-                pass
-
-    def _fuse_last(self) -> bool:
-        """Fuses the last two segments when they are contiguous column (or
-        record) blocks of one kind and the older is at most twice as long:
-        segments grow geometrically, so a gather touches O(log n) of them and
-        each element is copied O(log n) times."""
-        a, b = self.blocks[-2], self.blocks[-1]
-        if self.starts[-2] + len(a) != self.starts[-1] or len(a) > 2 * len(b) or not (
-                mergeable_columns([a, b]) or
-                (isinstance(a, RecordsBlock) and isinstance(b, RecordsBlock))):
-            return False
-        self.blocks[-2:] = [concat_blocks([a, b])]
-        self.used[-2:] = [self.used[-2] + self.used[-1]]
-        del self.starts[-1]
-        return True
-
-    def gather(self, positions: np.ndarray) -> Block:
-        if not len(positions):
-            return ListBlock([])
-        seg = np.searchsorted(np.asarray(self.starts), positions, side="right") - 1
-        order = np.argsort(seg, kind="stable")
-        parts = []
-        for at in np.split(order, np.flatnonzero(np.diff(seg[order])) + 1):
-            s = int(seg[at[0]])
-            parts.append((at, self.blocks[s].take(positions[at] - self.starts[s])))
-            self.used[s] += len(at)
-        out = merge_blocks(parts, len(positions))
-        keep = [i for i, b in enumerate(self.blocks) if self.used[i] < len(b)]
-        self.starts, self.blocks, self.used = ([x[i] for i in keep] for x in
-                                               (self.starts, self.blocks, self.used))
-        return out
 
 
 class ShuffleBlocks(Iter):
@@ -90,7 +42,7 @@ class ShuffleBlocks(Iter):
         self.node, self.k = node, k
         self.seeds = node._seeds_of(k)
         self.buffer_size = node._buffer_size
-        self.store = _Store()
+        self.store = BlockStore()
         if state is None:  # ``epoch``: an input iteration already started (a fused repeat's)
             if epoch is None or epoch.cursor is None:
                 self.parent = node._parent._make_iter(None)

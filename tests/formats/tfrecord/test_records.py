@@ -259,3 +259,42 @@ def test_two_files_read_alternately_share_the_read_buffer_safely(
     got_a += [bytes(r) for x in fa for r in x]
     got_b += [bytes(r) for y in fb for r in y]
     assert got_a == a and got_b == b
+
+
+@pytest.mark.parametrize("positions", [[2, 3, 4], [0, 1, 2, 3, 4, 5, 6, 7], [4, 3], [3, 5, 3],
+                                       [3]])
+def test_read_by_position_checks_every_frame(tmp_path: Path, positions: list[int]) -> None:
+    # consecutive positions are one read (a fast path), others are sorted into runs: the
+    # same records, and a corrupted one is found either way
+    recs = records(8, seed=4)
+    path = write(tmp_path / "r", recs)
+    assert TFRecordFile(path).read_at(positions).records() == [recs[i] for i in positions]
+    frame = int(TFRecordFile(path).frames[3])
+    data = bytearray(path.read_bytes())
+    data[frame + 12] ^= 1
+    path.write_bytes(bytes(data))
+    with pytest.raises(ErrorBudgetExceeded, match=f"corrupted record 3 at byte {frame}"):
+        TFRecordFile(path).read_at(positions)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_check_frames_and_digest_rows_match_the_reference(tmp_path: Path, seed: int) -> None:
+    # the native check computes data CRCs in groups, several records at once: the first
+    # failing record is still the one the one-by-one reference finds
+    rng = np.random.default_rng(seed)
+    recs = records(110, seed=seed)
+    f = TFRecordFile(write(tmp_path / "r", recs))
+    data = bytearray((tmp_path / "r").read_bytes())
+    frames, lengths = f.frames.copy(), f._lengths().copy()
+    assert _native.tfrecord_digest_rows(bytes(data), frames, lengths) == \
+        reference.digest_rows(bytes(data), frames, lengths)
+    for i in rng.choice(len(recs), 3, replace=False):  # damage data, a length CRC, a length
+        kind = rng.integers(3)
+        at = int(frames[i]) + (12 if kind == 0 else 8 if kind == 1 else 0)
+        data[at] ^= 0x10
+    order = rng.permutation(len(recs))
+    for verify in (True, False):
+        for pick in (order, np.arange(len(recs)), order[:50]):
+            a = _native.tfrecord_check_frames(bytes(data), frames[pick], lengths[pick], verify)
+            b = reference.check_frames(bytes(data), frames[pick], lengths[pick], verify)
+            assert tuple(a) == tuple(b)

@@ -15,8 +15,8 @@ OK, TRUNCATED, HEADER_CRC, DATA_CRC = 0, 1, 2, 3
 
 
 def kernels(impl: str) -> SimpleNamespace:
-    """``scan``, ``read``, ``read_list``, ``frame_many`` and ``check_frames`` of ``impl``
-    ("native" or "python").
+    """``scan``, ``read``, ``read_list``, ``frame_many``, ``check_frames`` and
+    ``digest_rows`` of ``impl`` ("native" or "python").
 
     Example:
         >>> kernels("fortran")
@@ -30,11 +30,13 @@ def kernels(impl: str) -> SimpleNamespace:
         return SimpleNamespace(scan=_native.tfrecord_scan, read=_native.tfrecord_read,
                                read_list=_native.tfrecord_read_list,
                                frame_many=_native.tfrecord_frame_many,
-                               check_frames=_native.tfrecord_check_frames)
+                               check_frames=_native.tfrecord_check_frames,
+                               digest_rows=_native.tfrecord_digest_rows)
     if impl == "python":
         from . import reference
 
         return SimpleNamespace(scan=reference.scan, read=reference.read,
                                read_list=reference.read_list, frame_many=reference.frame_many,
-                               check_frames=reference.check_frames)
+                               check_frames=reference.check_frames,
+                               digest_rows=reference.digest_rows)
     raise ConfigError(f"impl should be 'native' or 'python', but got impl={impl!r}")

@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterator
+from typing import Iterator
 
 import numpy as np
 
@@ -47,27 +47,6 @@ class RecordBatch:
 
     def __iter__(self) -> Iterator[memoryview]:
         return (self[i] for i in range(len(self)))
-
-
-def _digest_frames(buf: np.ndarray, frames: np.ndarray, lengths: Any, digest: Any) -> None:
-    """Feeds ``digest`` the length and stored data CRC of each frame at
-    ``frames`` (offsets in ``buf``, frames whole in it): 12 bytes per record in
-    file order, however the file was cut into windows.
-
-    Example:
-        >>> import hashlib
-        >>> buf = np.frombuffer(bytes.fromhex("0500000000000000eab2043e68656c6c6fbb1f1c19"), np.uint8)
-        >>> h = hashlib.blake2b(digest_size=4); _digest_frames(buf, np.array([0]), [5], h)
-        >>> h.digest() == hashlib.blake2b(bytes.fromhex("0500000000000000bb1f1c19"), digest_size=4).digest()
-        True
-    """
-    if not len(frames):
-        return
-    lengths = np.asarray(lengths, np.int64)
-    rows = np.empty((len(frames), 12), np.uint8)
-    rows[:, :8] = lengths.astype("<i8").view(np.uint8).reshape(-1, 8)
-    rows[:, 8:] = buf[(frames + 12 + lengths)[:, None] + np.arange(4)]
-    digest.update(rows.tobytes())
 
 
 def _runs(frames: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:

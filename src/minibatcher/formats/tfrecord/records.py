@@ -31,7 +31,7 @@ import numpy as np
 from ...budget import ErrorBudget
 from ...errors import FileChangedError, FormatError
 from .backend import DATA_CRC, HEADER_CRC, OK, TRUNCATED, kernels
-from .batches import RecordBatch, RecordSpans, _consecutive, _digest_frames, _runs
+from .batches import _GATHER_SPAN, RecordBatch, RecordSpans, _consecutive, _runs
 from .streams import PlainStream, ZlibStream, open_stream
 
 DEFAULT_BATCH_RECORDS = 1024
@@ -123,7 +123,7 @@ class TFRecordFile:
             buf, base = self._stream.window(pos, 16)
             r = self._k.scan(buf, pos - base, -1, False, False)
             frames = np.asarray(r["frames"], dtype=np.int64)
-            _digest_frames(buf, frames, r["lengths"], self._digest)
+            self._digest.update(self._k.digest_rows(buf, frames, r["lengths"]))
             parts.append(frames + base)
             if r["status"] != OK:
                 self._raise_if_fatal(r, base, pos)
@@ -278,6 +278,11 @@ class TFRecordFile:
         if not isinstance(self._stream, PlainStream):
             return self._read_at_streaming(positions)
         frames, lengths = self.frames[positions], self._lengths()[positions]
+        n = len(positions)
+        if n and int(positions[-1]) - int(positions[0]) == n - 1 and \
+                int(frames[-1] + lengths[-1]) + 16 - int(frames[0]) <= _GATHER_SPAN and \
+                (n == 1 or bool((positions[1:] - positions[:-1] == 1).all())):
+            return self._read_range(positions, frames, lengths)
         order = np.argsort(frames, kind="stable")
         runs = _runs(frames[order], lengths[order])
         spans = [(int(frames[order[r[0]]]), int((frames[order[r]] + lengths[order[r]]).max()) + 16)
@@ -294,6 +299,18 @@ class TFRecordFile:
                 self._read_failed(status, int(frames[idx[failed]]))
             starts[idx] = frames[idx] - lo + at + 12
             at += hi - lo
+        return RecordSpans(data, starts, starts + lengths, positions)
+
+    def _read_range(self, positions: np.ndarray, frames: np.ndarray, lengths: np.ndarray
+                    ) -> "RecordSpans":
+        """:meth:`read_at` of consecutive positions whose frames fit one read."""
+        lo = int(frames[0])
+        data = np.empty(int(frames[-1] + lengths[-1]) + 16 - lo, np.uint8)
+        self._stream._file.read_into(data, lo)
+        status, failed = self._k.check_frames(data, frames - lo, lengths, self.verify_crc)
+        if status != OK:
+            self._read_failed(status, int(frames[failed]))
+        starts = frames - (lo - 12)
         return RecordSpans(data, starts, starts + lengths, positions)
 
     def _lengths(self) -> np.ndarray:

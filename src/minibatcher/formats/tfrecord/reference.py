@@ -160,3 +160,22 @@ def check_frames(data: Any, frames: Any, lengths: Any, verify: bool) -> tuple[in
         if status != OK:
             return status, i
     return OK, -1
+
+
+def digest_rows(data: Any, frames: Any, lengths: Any) -> bytes:
+    """What a file's content digest is made of: each record's length (8 bytes,
+    little-endian) and stored data CRC (4 bytes), for frames whole in ``data``.
+
+    Example:
+        >>> frame = bytes.fromhex("0500000000000000eab2043e68656c6c6fbb1f1c19")
+        >>> digest_rows(frame, [0], [5]).hex()
+        '0500000000000000bb1f1c19'
+    """
+    buf = bytes(data)
+    out = []
+    for pos, length in zip(frames, lengths):
+        pos, length = int(pos), int(length)
+        if min(pos, length) < 0 or pos + length + 16 > len(buf):
+            raise ValueError("every frame should lie inside the buffer")
+        out.append(struct.pack("<Q", length) + buf[pos + 12 + length:pos + 16 + length])
+    return b"".join(out)

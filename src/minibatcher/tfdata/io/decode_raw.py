@@ -37,7 +37,9 @@ def _strings(input_bytes: Any) -> tuple[list[bytes], tuple[int, ...]]:
         arr[()] = input_bytes
     else:
         arr = np.asarray(input_bytes, dtype=object)
-    flat = [v.encode() if isinstance(v, str) else bytes(v) for v in arr.reshape(-1)]
+    flat = arr.reshape(-1).tolist()
+    if not set(map(type, flat)) <= {bytes}:  # bytes (the common case) stay as they are
+        flat = [v.encode() if isinstance(v, str) else bytes(v) for v in flat]
     return flat, arr.shape
 
 
@@ -67,10 +69,10 @@ def _padded(flat: list[bytes], fixed_length: int, itemsize: int) -> bytes:
 
 def _same_size(flat: list[bytes], dtype: np.dtype) -> tuple[bytes, int]:
     size = len(flat[0]) if flat else 0
-    for i, v in enumerate(flat):
-        if len(v) != size:
-            raise InvalidArgumentError(f"DecodeRaw requires input strings to all be the same "
-                                       f"size, but element {i} has size {size} != {len(v)}")
+    if len(set(map(len, flat))) > 1:
+        i = next(i for i, v in enumerate(flat) if len(v) != size)
+        raise InvalidArgumentError(f"DecodeRaw requires input strings to all be the same "
+                                   f"size, but element {i} has size {size} != {len(flat[i])}")
     if size % dtype.itemsize:
         word = _WORD.get(dtype.name, dtype.name)
         raise InvalidArgumentError(f"Input to DecodeRaw has length {size} that is not a "

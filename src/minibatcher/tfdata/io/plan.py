@@ -227,6 +227,8 @@ def as_records(serialized: Any) -> list[bytes]:
             raise InvalidArgumentError(f"Expected serialized to be a scalar or vector, got "
                                        f"shape: [{','.join(str(d) for d in arr.shape)}]")
         arr = arr.tolist()
+    if set(map(type, arr)) <= {bytes}:  # the common case, without a Python step per record
+        return list(arr)
     out = []
     for r in arr:
         if isinstance(r, bytes):

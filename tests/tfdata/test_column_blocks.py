@@ -14,7 +14,7 @@ from minibatcher.tfdata import Dataset
 from minibatcher.tfdata.block import (ArrayColumn, ColumnBlock, ListBlock, block_execution,
                                       concat_blocks, merge_blocks)
 from minibatcher.tfdata.column_merge import uniform_columns
-from minibatcher.tfdata.shuffle_blocks import _Store
+from minibatcher.tfdata.block_store import BlockStore
 
 from .test_blocks import trace
 
@@ -61,7 +61,7 @@ def test_column_blocks_merge_by_column() -> None:
 
 
 def test_the_shuffle_store_fuses_contiguous_blocks() -> None:
-    store = _Store()
+    store = BlockStore()
     at = 0
     for n in [8, 8, 8, 8, 8, 8, 8, 8]:
         store.add(at, ColumnBlock(0, [ArrayColumn(np.arange(at, at + n))]))

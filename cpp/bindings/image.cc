@@ -6,12 +6,15 @@
 #include <cstdint>
 #include <vector>
 
+#ifdef MB_HAVE_ZLIB
 #include "../image/png.h"
+#endif
 #include "util.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
 
+#ifdef MB_HAVE_ZLIB
 namespace {
 
 using Bytes = nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
@@ -39,8 +42,13 @@ nb::object png_decode_into(Bytes data, Offsets starts, Offsets ends, Pixels out,
 }
 
 }  // namespace
+#endif
 
-void bind_image(nb::module_& m) {
+// Without zlib (MB_HAVE_ZLIB unset) the module has no png_decode_into and
+// minibatcher.tfds.image_decode decodes every image with Pillow.
+void bind_image([[maybe_unused]] nb::module_& m) {
+#ifdef MB_HAVE_ZLIB
   m.def("png_decode_into", &png_decode_into, "data"_a, "starts"_a, "ends"_a, "out"_a,
         "max_pixels"_a);
+#endif
 }

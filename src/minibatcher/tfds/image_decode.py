@@ -44,7 +44,10 @@ def _max_pixels() -> int:
 
 
 def _native_shape(leaf: Leaf) -> tuple[int, int, int] | None:
-    """``(h, w, c)`` when the native PNG decoder can fill this leaf's arrays."""
+    """``(h, w, c)`` when the native PNG decoder can fill this leaf's arrays (it
+    is left out of builds without zlib)."""
+    if not hasattr(_native, "png_decode_into"):
+        return None
     shape = leaf.shape
     if leaf.dtype != np.uint8 or len(shape) != 3 or None in shape or not 1 <= shape[2] <= 4:
         return None

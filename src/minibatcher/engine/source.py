@@ -22,6 +22,7 @@ import numpy as np
 from .. import exit_guard
 from ..deserializer import Deserializer, SequenceTable
 from ..errors import ConfigError, FormatError
+from ..gate import Gate, SharedIterator, gated
 from ..streams import StreamInformation
 from ..user_deserializer import UserDeserializer, adapt
 from .bptt import TruncatedBpttPacker
@@ -158,6 +159,11 @@ class MinibatchSource:
     ``randomization_window_in_chunks`` defaults to
     ``DEFAULT_RANDOMIZATION_WINDOW_IN_CHUNKS`` (128) unless a window in
     samples is given; ``randomize=False`` (or a window of 0) reads in file order.
+
+    Several threads may share a source: each ``next_minibatch``,
+    ``skip_minibatch``, ``start_epoch``, ``get_checkpoint_state`` and
+    ``restore_from_checkpoint`` runs alone (the source's gate), so every
+    minibatch is delivered to exactly one thread.
     """
 
     def __init__(self, deserializers: Deserializer | Sequence[Deserializer],
@@ -170,6 +176,7 @@ class MinibatchSource:
                  local_timeline: bool = True, num_threads: int | None = None,
                  prefetch_chunks: int | None = None) -> None:
         exit_guard.check()
+        self._gate = Gate("this MinibatchSource")  # one reading method at a time
         num_threads = _threads(multithreaded_deserializer, num_threads)
         self.options = SourceOptions(
             max_samples, max_sweeps, randomize, randomization_window_in_chunks,
@@ -273,6 +280,7 @@ class MinibatchSource:
         """The (possibly composite) deserializer read from."""
         return self._deserializer
 
+    @gated
     def next_minibatch(self, minibatch_size_in_samples: int, input_map: Mapping | None = None,
                        device: Any = None, num_data_partitions: int | None = None,
                        partition_index: int | None = None) -> Minibatch | dict:
@@ -295,18 +303,23 @@ class MinibatchSource:
         return minibatch
 
     def minibatches(self, minibatch_size_in_samples: int) -> Iterator[Minibatch]:
-        """Yields minibatches until the epoch ends.
+        """Minibatches until the epoch ends (an iterator that threads may share).
 
         Example:
             >>> MinibatchSource.minibatches.__name__
             'minibatches'
         """
+        return SharedIterator(self._minibatches(minibatch_size_in_samples),
+                              "this MinibatchSource's minibatches()")
+
+    def _minibatches(self, minibatch_size_in_samples: int) -> Iterator[Minibatch]:
         while True:
             minibatch = self.next_minibatch(minibatch_size_in_samples)
             if not minibatch:
                 return
             yield minibatch
 
+    @gated
     def start_epoch(self, epoch: int, epoch_size: int = FULL_DATA_SWEEP, *,
                     num_data_partitions: int | None = None,
                     partition_index: int | None = None) -> None:
@@ -324,6 +337,7 @@ class MinibatchSource:
         self._explicit_epoch = True
         self._start(self._epoch_config(size, epoch))
 
+    @gated
     def skip_minibatch(self, minibatch_size_in_samples: int, num_data_partitions: int | None = None,
                        partition_index: int | None = None) -> bool:
         """Moves past the next minibatch exactly as :meth:`next_minibatch` would,
@@ -351,6 +365,7 @@ class MinibatchSource:
                 return True
         return False
 
+    @gated
     def get_checkpoint_state(self) -> dict[str, Any]:
         """A small JSON-able dict: the position after the last returned minibatch."""
         cfg = self._enumerator.config
@@ -358,6 +373,7 @@ class MinibatchSource:
         return {**stamp(SOURCE), **self.fingerprint().as_dict(), "epoch": epoch,
                 "enumerator": self._enumerator.get_state(), "packer": self._packer.get_state()}
 
+    @gated
     def restore_from_checkpoint(self, state: Mapping[str, Any]) -> None:
         """Continues exactly where ``state`` was taken (any minibatch boundary).
 
@@ -403,6 +419,7 @@ class MinibatchSource:
             self._fingerprint = Fingerprint(data, options)
         return self._fingerprint
 
+    @gated
     def set_output_arena(self, arena: OutputArena | None) -> None:
         """Lends memory for the dense values of whole-sequence minibatches (frame
         and sequence mode): each gather writes into ``arena.take()`` while room

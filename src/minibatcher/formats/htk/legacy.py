@@ -34,6 +34,7 @@ from ...engine.packers import Reader, SequencePacker
 from ...engine.source import MinibatchSource
 from ...state import Fingerprint
 from ...errors import ConfigError
+from ...gate import gated
 
 
 def per_epoch(values: Sequence[int], epoch: int) -> int:
@@ -153,6 +154,7 @@ class LegacyHTKSource(MinibatchSource):
             self._packer.count = count
         return size
 
+    @gated  # the legacy rules' counts and the engine's read, as one step
     def next_minibatch(self, minibatch_size_in_samples: int, *args: Any, **kwargs: Any) -> Any:
         """The next minibatch under the legacy rules (see the class). In truncated mode it
         holds ``nbruttsineachrecurrentiter`` rows of ``minibatch_size_in_samples`` frames.
@@ -177,6 +179,7 @@ class LegacyHTKSource(MinibatchSource):
             if first.num_samples >= minibatch_size_in_samples:
                 return minibatch
 
+    @gated
     def skip_minibatch(self, minibatch_size_in_samples: int, num_data_partitions: int | None = None,
                        partition_index: int | None = None) -> bool:
         """Moves past the next minibatch exactly as :meth:`next_minibatch` would.

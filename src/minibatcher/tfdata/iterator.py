@@ -282,6 +282,6 @@ class _BlockRootIterator(DatasetIterator):
             return next(self._cur)  # atomic: each element of the block goes to one thread
         except StopIteration:
             with self._gate:  # one thread reads the next block (the others wait, then take it)
-                x = self._next()  # the root's next: from the block another thread read, or a new one
+                x = self._next()  # the next element: of a block another thread read, or a new one
                 self._cur = self._it._cur
                 return x

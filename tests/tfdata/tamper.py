@@ -24,8 +24,12 @@ from minibatcher.errors import CheckpointError
 
 from .resume import snapshot
 
+# a field's path, or (a source's fingerprint, state/fingerprint.py) the option or the
+# deserializer of the data that differs
 NAMES_A_FIELD = re.compile(r"field '[^']+'|fields '[^']+'|lacks the field '[^']+'|"
-                           r"checkpoint state (format|version) should be")
+                           r"checkpoint state (format|version) should be|"
+                           r"it was taken with \w+=|it was taken with \d+ deserializer|"
+                           r"deserializer \d+ \([^)]*\) holds other data")
 
 
 @contextmanager
@@ -143,16 +147,17 @@ REFERENCES = frozenset({"refs", "groups"})
 
 def changes(old: Any, new: Any, path: tuple = ()) -> Iterator[tuple[tuple, bool, Any]]:
     """The leaf differences between two states: ``(path, same_shape, new value)``
-    (``same_shape`` False for a deleted, added or renamed key, or another length);
-    an open cursor that replaces None, or None that replaces it, is one change."""
+    (``same_shape`` False for a deleted, added or renamed key, or another length;
+    the keys two dicts share are compared one by one); an open cursor that
+    replaces None, or None that replaces it, is one change."""
     if (old is None) != (new is None):
         yield path, True, None
     elif isinstance(old, dict) and isinstance(new, dict):
-        if set(old) != set(new):
-            yield path, False, new
-            return
+        for key in sorted(set(old) ^ set(new), key=repr):
+            yield path + (key,), False, new.get(key)
         for key in old:
-            yield from changes(old[key], new[key], path + (key,))
+            if key in new:
+                yield from changes(old[key], new[key], path + (key,))
     elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         for i, (a, b) in enumerate(zip(old, new)):
             yield from changes(a, b, path + (i,))

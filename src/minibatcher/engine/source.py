@@ -28,7 +28,8 @@ from ..user_deserializer import UserDeserializer, adapt
 from .bptt import TruncatedBpttPacker
 from .chunk_cache import ChunkCache
 from .composite import CompositeDeserializer
-from .enumerator import MAX_EPOCH_SIZE, EpochConfig, make_enumerator
+from .bptt_state import EndedSweep, block_sweep_ends, check_queued
+from .enumerator import MAX_EPOCH_SIZE, BlockEnumerator, EpochConfig, make_enumerator
 from .frames import FrameTable, FrameView
 from .gather import OutputArena
 from .minibatch import Minibatch
@@ -459,7 +460,24 @@ class MinibatchSource:
                                    set(self._packer.get_state())))
         if "slots" in packer:
             check_slots(packer["slots"], self._table.lengths)
+            check_queued(packer["slots"], position, self._first_position(epoch), self.sweep_size,
+                         self._sweep_ends())
         return enumerator, packer
+
+    def _first_position(self, epoch: tuple[int, int, bool]) -> int:
+        """Where the epoch's reading starts (a worker without chunks: at its end)."""
+        index, size, _ = epoch
+        if isinstance(self._enumerator, BlockEnumerator) and \
+                self._workers[1] >= self._table.num_chunks:
+            return index * size + size
+        return self._sequence_start(index * size)
+
+    def _sweep_ends(self) -> EndedSweep | None:
+        """Which sequence ended a sweep, for the BPTT check (block-randomized timelines)."""
+        if not isinstance(self._enumerator, BlockEnumerator):
+            return None
+        return block_sweep_ends(self._table, self.options.order(), self.options.randomization_seed,
+                                self._workers, self._packer._length)
 
     def _sequence_start(self, position: int) -> int:
         """The first sequence start at or after sample ``position`` of the timeline."""

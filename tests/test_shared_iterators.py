@@ -284,3 +284,15 @@ def test_a_shared_generator_delivers_each_item_once() -> None:
 
     assert sorted(drain(take_from(SharedIterator(slow(), "a generator"), int))) == \
         list(range(300))
+
+
+def test_an_iterator_that_pickled_still_does() -> None:
+    """The gate does not travel: a pickled (or deep-copied) iterator has a free one."""
+    import copy
+    import pickle
+
+    it = iter(Dataset.range(5))
+    next(it)
+    again = pickle.loads(pickle.dumps(it))
+    assert [int(x) for x in again] == [1, 2, 3, 4]
+    assert [int(x) for x in copy.deepcopy(it)] == [1, 2, 3, 4]

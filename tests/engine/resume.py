@@ -51,3 +51,32 @@ def assert_resumes_exactly(make_source: Callable[[], MinibatchSource],
             got = snapshot(fresh.next_minibatch(sizes(j)))
             assert got == batches[j], f"restored after minibatch {k}: minibatch {j} differs"
     return len(batches)
+
+
+class Minibatches:
+    """A source's minibatches of ``size`` samples as an iterator with ``get_state()`` /
+    ``set_state()`` (the checkpoint calls), for the shared tampering check
+    (tests/tfdata/tamper.py): ``lambda: Minibatches(make_source(), 4)`` is a reader."""
+
+    def __init__(self, source: MinibatchSource, size: int) -> None:
+        self.source, self.size = source, size
+
+    def __iter__(self) -> "Minibatches":
+        return self
+
+    def __next__(self):
+        minibatch = self.source.next_minibatch(self.size)
+        if not minibatch:
+            raise StopIteration
+        return minibatch
+
+    def get_state(self) -> dict:
+        return self.source.get_checkpoint_state()
+
+    def set_state(self, state: dict) -> None:
+        self.source.restore_from_checkpoint(state)
+
+
+def hashable(minibatch) -> str:
+    """:func:`snapshot` as a comparable string."""
+    return repr(snapshot(minibatch))

@@ -40,6 +40,7 @@ OPENERS = {
     "state list": "from minibatcher.formats.htk.labels import read_state_list as f; f(P)",
     "htk file": "from minibatcher.formats.htk import read_htk as f; f(P)",
     "config": "from minibatcher.config import load_config as f; f(P)",
+    "config of a source": "from minibatcher import MinibatchSource as f; f.from_config(P)",
     "dataset_info.json": "from minibatcher.tfds.info import load_info as f; "
                          "f(os.path.dirname(P))",
     "snapshot.json": "from minibatcher.tfdata import Dataset; "

@@ -1,7 +1,13 @@
-"""The shared tampering check for iterator states (tfdata, nmt): random edits of
-real states give a CheckpointError naming a field, or an iterator that reads on
-as one restored from a genuine state would (never a hang, a crash, a
-MemoryError/OverflowError)."""
+"""The shared tampering check for reader states (tfdata, nmt, TFDS, TFRecord and text
+files, the engine and HTK through :class:`tests.engine.resume.Minibatches`): random
+edits of real states give a CheckpointError naming a field, or a reader that reads
+on as one restored from a genuine state would (never a hang, a crash, a
+MemoryError/OverflowError, different data).
+
+A reader is ``make()`` -> an iterable whose iterator has ``get_state()`` /
+``set_state()``; ``key`` turns an element into something comparable with ``==``;
+``roots`` are the top-level fields edited; ``positions`` the field names that say
+where a cursor is (see POSITIONS)."""
 
 from __future__ import annotations
 
@@ -18,8 +24,12 @@ from minibatcher.errors import CheckpointError
 
 from .resume import snapshot
 
+# a field's path, or (a source's fingerprint, state/fingerprint.py) the option or the
+# deserializer of the data that differs
 NAMES_A_FIELD = re.compile(r"field '[^']+'|fields '[^']+'|lacks the field '[^']+'|"
-                           r"checkpoint state (format|version) should be")
+                           r"checkpoint state (format|version) should be|"
+                           r"it was taken with \w+=|it was taken with \d+ deserializer|"
+                           r"deserializer \d+ \([^)]*\) holds other data")
 
 
 @contextmanager
@@ -36,17 +46,10 @@ def deadline(seconds: int) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
-def record(make: Callable[[], Any], limit: int) -> tuple[list[dict], list[Any]]:
+def record(make: Callable[[], Any], limit: int,
+           key: Callable[[Any], Any] = snapshot) -> tuple[list[dict], list[Any]]:
     """The state before every element of one iteration, and the elements."""
-    it = iter(make())
-    states, elements = [], []
-    while len(elements) < limit:
-        states.append(json.loads(json.dumps(it.get_state())))
-        try:
-            elements.append(snapshot(next(it)))
-        except StopIteration:
-            break
-    return states, elements
+    return _read(iter(make()), limit, key)
 
 
 def values() -> st.SearchStrategy[Any]:
@@ -94,13 +97,17 @@ def _new_value(old: Any, path: tuple, others: list[dict], data: Any) -> Any:
     return data.draw(values(), label="value")
 
 
-def tamper(state: dict, data: Any, others: list[dict] = ()) -> list[tuple[tuple, str, Any]]:
-    """1 to 3 random edits of ``state``'s iterator and generator fields (a new
+ITERATOR_FIELDS = ("iterator", "shuffles")  # a tfdata state's cursors and generators
+
+
+def tamper(state: dict, data: Any, others: list[dict] = (),
+           roots: tuple[str, ...] = ITERATOR_FIELDS) -> list[tuple[tuple, str, Any]]:
+    """1 to 3 random edits of ``state``'s fields under ``roots`` (a new
     value: random, nudged or borrowed from ``others``; a deleted or renamed key);
     returns ``(path, action, value)`` of each."""
     edits: list[tuple[tuple, str, Any]] = []
     for _ in range(data.draw(st.integers(1, 3), label="edits")):
-        paths = [p for p in _paths(state) if p and p[0] in ("iterator", "shuffles")]
+        paths = [p for p in _paths(state) if p and p[0] in roots]
         if not paths:
             break
         path = data.draw(st.sampled_from(paths), label="path")
@@ -140,16 +147,17 @@ REFERENCES = frozenset({"refs", "groups"})
 
 def changes(old: Any, new: Any, path: tuple = ()) -> Iterator[tuple[tuple, bool, Any]]:
     """The leaf differences between two states: ``(path, same_shape, new value)``
-    (``same_shape`` False for a deleted, added or renamed key, or another length);
-    an open cursor that replaces None, or None that replaces it, is one change."""
+    (``same_shape`` False for a deleted, added or renamed key, or another length;
+    the keys two dicts share are compared one by one); an open cursor that
+    replaces None, or None that replaces it, is one change."""
     if (old is None) != (new is None):
         yield path, True, None
     elif isinstance(old, dict) and isinstance(new, dict):
-        if set(old) != set(new):
-            yield path, False, new
-            return
+        for key in sorted(set(old) ^ set(new), key=repr):
+            yield path + (key,), False, new.get(key)
         for key in old:
-            yield from changes(old[key], new[key], path + (key,))
+            if key in new:
+                yield from changes(old[key], new[key], path + (key,))
     elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         for i, (a, b) in enumerate(zip(old, new)):
             yield from changes(a, b, path + (i,))
@@ -157,7 +165,8 @@ def changes(old: Any, new: Any, path: tuple = ()) -> Iterator[tuple[tuple, bool,
         yield path, True, new
 
 
-def is_position_change(change: tuple[tuple, bool, Any], weak: frozenset[str]) -> bool:
+def is_position_change(change: tuple[tuple, bool, Any], weak: frozenset[str],
+                       positions: frozenset[str] = POSITIONS) -> bool:
     """Whether a change moves a cursor rather than breaking it (see POSITIONS)."""
     path, same_shape, value = change
     names = [k for k in path if isinstance(k, str)]
@@ -165,28 +174,32 @@ def is_position_change(change: tuple[tuple, bool, Any], weak: frozenset[str]) ->
         return False
     if any(n in REFERENCES | weak for n in names):
         return True
-    return names[-1] in POSITIONS or (value is None and names[-1] in CLOSABLE)
+    return names[-1] in positions or (value is None and names[-1] in CLOSABLE)
 
 
-def _read(it: Any, limit: int) -> tuple[list[dict], list[Any]]:
+def _read(it: Any, limit: int, key: Callable[[Any], Any] = snapshot) -> tuple[list[dict],
+                                                                              list[Any]]:
     states, out = [], []
     while len(out) < limit:
         states.append(json.loads(json.dumps(it.get_state())))
         try:
-            out.append(snapshot(next(it)))
+            out.append(key(next(it)))
         except StopIteration:
             break
     return states, out
 
 
 def check_tampered(make: Callable[[], Any], states: list[dict], elements: list[Any],
-                   data: Any, weak: frozenset[str] = frozenset()) -> None:
+                   data: Any, weak: frozenset[str] = frozenset(), *,
+                   key: Callable[[Any], Any] = snapshot,
+                   roots: tuple[str, ...] = ITERATOR_FIELDS,
+                   positions: frozenset[str] = POSITIONS) -> None:
     """Restores a tampered state: a CheckpointError naming a field; or, when
     accepted, the rest of the iteration from a genuine position (a suffix) or,
-    for position edits, an iterator that resumes exactly along its own stream."""
+    for position edits, a reader that resumes exactly along its own stream."""
     k = data.draw(st.integers(0, len(states) - 1), label="step")
     state = copy.deepcopy(states[k])
-    edits = tamper(state, data, states)
+    edits = tamper(state, data, states, roots)
     it = iter(make())
     with deadline(20):
         try:
@@ -194,8 +207,8 @@ def check_tampered(make: Callable[[], Any], states: list[dict], elements: list[A
         except CheckpointError as e:
             assert NAMES_A_FIELD.search(str(e)), f"edits {edits}: the error names no field: {e}"
             return
-        trail, rest = _read(it, 2 * len(elements) + 10)
-    if not any(is_position_change(c, weak) for c in changes(states[k], state)):
+        trail, rest = _read(it, 2 * len(elements) + 10, key)
+    if not any(is_position_change(c, weak, positions) for c in changes(states[k], state)):
         assert any(rest == elements[j:] for j in range(len(elements) + 1)), \
             f"edits {edits} of the state before element {k}: accepted, but the stream differs"
         return
@@ -203,5 +216,5 @@ def check_tampered(make: Callable[[], Any], states: list[dict], elements: list[A
     again = iter(make())
     with deadline(20):
         again.set_state(trail[j])
-        assert _read(again, len(rest) - j + 1)[1] == rest[j:], \
+        assert _read(again, len(rest) - j + 1, key)[1] == rest[j:], \
             f"edits {edits}: the state after {j} elements of the edited stream does not resume"

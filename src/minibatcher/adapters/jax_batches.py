@@ -33,6 +33,7 @@ import numpy as np
 from ..args import bad_option, check_int
 from ..engine.layout import CSRMatrix
 from ..errors import ConfigError
+from ..gate import SharedIterator
 from .position import Layout
 from .rank_reader import RankReader
 
@@ -177,6 +178,10 @@ class GlobalBatches:
         return len(self._rank_reader)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
+        """One epoch's global batches (an iterator that threads may share)."""
+        return SharedIterator(self._iterate(), "this GlobalBatches iterator")
+
+    def _iterate(self) -> Iterator[dict[str, Any]]:
         jax = _jax()
         sharding = self.sharding if self.sharding is not None else default_sharding()
         layout = self._rank_reader.layout

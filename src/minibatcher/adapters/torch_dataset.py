@@ -30,6 +30,7 @@ from torch.utils.data import IterableDataset, get_worker_info
 
 from ..args import check_int, positive_int
 from ..errors import ConfigError
+from ..gate import SharedIterator
 from ..log import logger
 from .position import Layout
 from .notice import WorkerNotice
@@ -154,6 +155,10 @@ class MinibatchDataset(IterableDataset):
         return len(self._rank_reader)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
+        """One epoch's minibatches (an iterator that threads may share)."""
+        return SharedIterator(self._iterate(), "this MinibatchDataset's iterator")
+
+    def _iterate(self) -> Iterator[dict[str, Any]]:
         news = self._notice.news()
         if news is not None:  # a persistent worker: the main process moved on
             self._rank_reader.position(*news[0])

@@ -49,6 +49,7 @@ from torch.utils.data import IterableDataset, get_worker_info
 
 from ..args import non_negative_int
 from ..errors import ConfigError
+from ..gate import SharedIterator
 from ..state import PIPELINE, stamp
 from ..tfdata.iterator import _shuffles
 from .notice import WorkerNotice
@@ -142,6 +143,10 @@ class PipelineDataset(IterableDataset):
         self._announce(checked)
 
     def __iter__(self) -> Iterator[Any]:
+        """One epoch's elements (an iterator that threads may share)."""
+        return SharedIterator(self._iterate(), "this PipelineDataset's iterator")
+
+    def _iterate(self) -> Iterator[Any]:
         info = get_worker_info()
         if self._reader is not None:
             yield from self._read_with_workers(info)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import errno
 import os
-from pathlib import Path
 from typing import Any, Mapping
 
 from ..deserializer import Deserializer
@@ -55,7 +54,9 @@ def _root(config: str | os.PathLike,
           overrides: Mapping[str, str] | None) -> tuple[ConfigNode, str | None]:
     """The parsed config and the file it came from (``None`` for config text)."""
     text = os.fspath(config)
-    if isinstance(config, os.PathLike) or ("\n" not in text and Path(text).is_file()):
+    # anything at the path (a FIFO, a directory too) is read as a file: load_config's rule
+    # refuses what is not a regular file (NotARegularFileError), never "no such file"
+    if isinstance(config, os.PathLike) or ("\n" not in text and os.path.lexists(text)):
         return load_config(text, overrides=overrides), text
     if _looks_like_a_path(text):
         raise FileNotFoundError(errno.ENOENT, "config should be an existing config file or config "

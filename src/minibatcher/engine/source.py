@@ -23,11 +23,13 @@ from .. import exit_guard
 from ..args import check_int, non_negative_int
 from ..deserializer import Deserializer, SequenceTable
 from ..errors import ConfigError, FormatError
+from ..gate import Gate, SharedIterator, gated
 from ..streams import StreamInformation
 from ..user_deserializer import UserDeserializer, adapt
 from .chunk_cache import ChunkCache
 from .composite import CompositeDeserializer
-from .enumerator import MAX_EPOCH_SIZE, EpochConfig, make_enumerator
+from .bptt_state import EndedSweep, block_sweep_ends, check_queued
+from .enumerator import MAX_EPOCH_SIZE, BlockEnumerator, EpochConfig, make_enumerator
 from .frames import FrameTable, FrameView
 from .gather import OutputArena
 from .legacy import make_packer
@@ -161,6 +163,11 @@ class MinibatchSource:
     The legacy ``HTKMLFReader``'s rules (``utterances_per_minibatch``,
     ``truncated_by_minibatch``, ``full_minibatches``; :mod:`.legacy`) select
     their packers; ``from_config`` sets them for such reader sections.
+
+    Several threads may share a source: each ``next_minibatch``,
+    ``skip_minibatch``, ``start_epoch``, ``get_checkpoint_state`` and
+    ``restore_from_checkpoint`` runs alone (the source's gate), so every
+    minibatch is delivered to exactly one thread.
     """
 
     def __init__(self, deserializers: Deserializer | Sequence[Deserializer],
@@ -175,6 +182,7 @@ class MinibatchSource:
                  utterances_per_minibatch: int | Sequence[int] = 0,
                  truncated_by_minibatch: bool = False, full_minibatches: bool = False) -> None:
         exit_guard.check()
+        self._gate = Gate("this MinibatchSource")  # one reading method at a time
         num_threads = _threads(multithreaded_deserializer, num_threads)
         self.options = SourceOptions(
             max_samples, max_sweeps, randomize, randomization_window_in_chunks,
@@ -278,6 +286,7 @@ class MinibatchSource:
         """The (possibly composite) deserializer read from."""
         return self._deserializer
 
+    @gated
     def next_minibatch(self, minibatch_size_in_samples: int, input_map: Mapping | None = None,
                        device: Any = None, num_data_partitions: int | None = None,
                        partition_index: int | None = None) -> Minibatch | dict:
@@ -300,19 +309,24 @@ class MinibatchSource:
         return minibatch
 
     def minibatches(self, minibatch_size_in_samples: int) -> Iterator[Minibatch]:
-        """Yields minibatches until the epoch ends.
+        """Minibatches until the epoch ends (an iterator that threads may share).
 
         Example:
             >>> source = _example(randomize=False, max_sweeps=2)   # 2 sweeps of 2 samples
             >>> [mb["x"].values.ravel().tolist() for mb in source.minibatches(3)]
             [[1.0, 2.0, 1.0], [2.0]]
         """
+        return SharedIterator(self._minibatches(minibatch_size_in_samples),
+                              "this MinibatchSource's minibatches()")
+
+    def _minibatches(self, minibatch_size_in_samples: int) -> Iterator[Minibatch]:
         while True:
             minibatch = self.next_minibatch(minibatch_size_in_samples)
             if not minibatch:
                 return
             yield minibatch
 
+    @gated
     def start_epoch(self, epoch: int, epoch_size: int = FULL_DATA_SWEEP, *,
                     num_data_partitions: int | None = None,
                     partition_index: int | None = None) -> None:
@@ -328,6 +342,7 @@ class MinibatchSource:
         self._explicit_epoch = True
         self._start(self._epoch_config(size, epoch))
 
+    @gated
     def skip_minibatch(self, minibatch_size_in_samples: int, num_data_partitions: int | None = None,
                        partition_index: int | None = None) -> bool:
         """Moves past the next minibatch exactly as :meth:`next_minibatch` would,
@@ -358,6 +373,7 @@ class MinibatchSource:
                 return True
         return False
 
+    @gated
     def get_checkpoint_state(self) -> dict[str, Any]:
         """A small JSON-able dict: the position after the last returned minibatch."""
         cfg = self._enumerator.config
@@ -365,6 +381,7 @@ class MinibatchSource:
         return {**stamp(SOURCE), **self.fingerprint().as_dict(), "epoch": epoch,
                 "enumerator": self._enumerator.get_state(), "packer": self._packer.get_state()}
 
+    @gated
     def restore_from_checkpoint(self, state: Mapping[str, Any]) -> None:
         """Continues exactly where ``state`` was taken (any minibatch boundary).
 
@@ -411,6 +428,7 @@ class MinibatchSource:
             self._fingerprint = Fingerprint(data, options)
         return self._fingerprint
 
+    @gated
     def set_output_arena(self, arena: OutputArena | None) -> None:
         """Lends memory for the dense values of whole-sequence minibatches (frame
         and sequence mode): each gather writes into ``arena.take()`` while room
@@ -453,8 +471,25 @@ class MinibatchSource:
             enumerator.int("counter_sweep", 0, position // self.sweep_size + 1)
         packer = state.record("packer", self._packer.get_state())
         if packer.has("slots"):
-            check_slots(packer, self._table.lengths)
+            slots = check_slots(packer, self._table.lengths)
+            check_queued(slots, position, self._first_position(epoch), self.sweep_size,
+                         self._sweep_ends())
         return dict(enumerator.raw), dict(packer.raw)
+
+    def _first_position(self, epoch: tuple[int, int, bool]) -> int:
+        """Where the epoch's reading starts (a worker without chunks: at its end)."""
+        index, size, _ = epoch
+        if isinstance(self._enumerator, BlockEnumerator) and \
+                self._workers[1] >= self._table.num_chunks:
+            return index * size + size
+        return self._sequence_start(index * size)
+
+    def _sweep_ends(self) -> EndedSweep | None:
+        """Which sequence ended a sweep, for the BPTT check (block-randomized timelines)."""
+        if not isinstance(self._enumerator, BlockEnumerator):
+            return None
+        return block_sweep_ends(self._table, self.options.order(), self.options.randomization_seed,
+                                self._workers, self._packer._length)
 
     def _sequence_start(self, position: int) -> int:
         """The first sequence start at or after sample ``position`` of the timeline."""

@@ -37,6 +37,23 @@ from .text import TextLineDataset, TextLineSource
 from .tfrecord import TFRecordDataset
 
 bool = bool_  # noqa: A001  (tf.bool; the builtin is not used in this module)
+Iterator = DatasetIterator  # tf.data.Iterator: the class of every iterator of a dataset
+
+
+def __getattr__(name: str) -> object:
+    """tf.data's other names (TF 2.21): ``NotSupportedError`` saying so (names that are
+    not TF's: ``AttributeError``).
+
+    Example:
+        >>> import minibatcher.tfdata as tfdata
+        >>> tfdata.IteratorSpec  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.NotSupportedError: tf.data.IteratorSpec is not supported by ...
+    """
+    from .unsupported import MISSING_IN_MODULE, missing_module_name
+
+    raise missing_module_name("tf.data", __name__, name, MISSING_IN_MODULE, sorted(__all__))
 
 __all__ = [
     "AUTOTUNE",
@@ -52,6 +69,7 @@ __all__ = [
     "ExternalStatePolicy",
     "FixedLengthRecordDataset",
     "INFINITE_CARDINALITY",
+    "Iterator",
     "OptimizationOptions",
     "Options",
     "RaggedTensorSpec",

@@ -135,6 +135,7 @@ class CacheDataset(_Unary):
         super().__init__(parent)
         self._content: Content | None = None
         self._pending: Fields | None = None  # a checkpoint's cache, rebuilt when first needed
+        self._restored: dict[Any, Any] | None = None  # set by DatasetIterator while it restores
 
     @property
     def cached(self) -> int | None:
@@ -163,9 +164,17 @@ class CacheDataset(_Unary):
         """Takes a checkpoint's cache record (the elements are rebuilt when first read)."""
         saved.only("cached")
         cached = saved.opt_nested("cached")
+        for path, in0 in (self._restored or {}).get("reads", []):  # a restore's reading cursors
+            if cached is None or in0 != cached.raw:
+                raise saved.bad("cached", f"{path}={in0!r} (the iteration a reading cursor reads: "
+                                "a cache is read once it is complete)")
         if cached is None:
             self._content, self._pending = None, None
         elif self._content is None or self._content.in0 != cached.raw:
+            # validated now (a damaged record is refused by set_state, not at a later next)
+            if self._parent._make_iter(cached).at_start() is False:
+                raise saved.bad("cached", "the input's cursor when the cached iteration began "
+                                "(nothing read)")
             self._pending = cached
 
     def _has_view(self) -> bool:
@@ -183,6 +192,8 @@ class CacheDataset(_Unary):
         if state.str("mode", ("read", "write")) == "read":
             state.only("mode", "pos", "in0")
             content = self._restored_content(state.child("in0"))
+            if self._restored is not None:
+                self._restored.setdefault("reads", []).append((state.path_of("in0"), content.in0))
             return _ReadIter(content, state.int("pos", 0, content.length,
                                                 within=f"the {content.length} cached elements"))
         state.only("mode", "in", "in0", "written")

@@ -2,7 +2,7 @@
 
 Most are the older spellings of ``Dataset`` methods: the transformations return a function
 for ``Dataset.apply`` (``ds.apply(experimental.unbatch())``), the rest call the method.
-Names of ``tf.data.experimental`` not provided raise ``NotSupportedError`` saying so.
+Names of ``tf.data.experimental`` (TF 2.21) not provided raise ``NotSupportedError`` saying so.
 
 Example:
     >>> from minibatcher.tfdata import Dataset, experimental
@@ -17,7 +17,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import NotSupportedError
 from .core import INFINITE as INFINITE_CARDINALITY
 from .core import UNKNOWN as UNKNOWN_CARDINALITY
 from .dataset import AUTOTUNE, Dataset
@@ -207,15 +206,23 @@ def parallel_interleave(map_func: Callable[..., Dataset], cycle_length: int,
 
 
 _PROVIDED = sorted(n for n in dir() if not n.startswith("_") and n[0].isalpha() and n not in (
-    "annotations", "Any", "Callable", "Dataset", "NotSupportedError", "Transformation", "np"))
+    "annotations", "Any", "Callable", "Dataset", "Transformation", "np"))
 
 
 def __getattr__(name: str) -> Any:
-    """tf.data.experimental's other names: ``NotSupportedError`` saying so."""
-    if name.startswith("_"):
-        raise AttributeError(name)
-    raise NotSupportedError(f"tf.data.experimental.{name} is not provided by "
-                            f"minibatcher.tfdata.experimental; it has: {', '.join(_PROVIDED)}")
+    """tf.data.experimental's other names: ``NotSupportedError`` saying so (names that are
+    not TF's: ``AttributeError``).
+
+    Example:
+        >>> __getattr__("no_such_name")
+        Traceback (most recent call last):
+        ...
+        AttributeError: module 'minibatcher.tfdata.experimental' has no attribute 'no_such_name'
+    """
+    from .unsupported import MISSING_IN_EXPERIMENTAL, missing_module_name
+
+    raise missing_module_name("tf.data.experimental", __name__, name, MISSING_IN_EXPERIMENTAL,
+                              _PROVIDED)
 
 
 __all__ = ["AUTOTUNE", "AutoShardPolicy", "AutotuneAlgorithm", "AutotuneOptions", "Counter",

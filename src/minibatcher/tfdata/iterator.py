@@ -11,6 +11,12 @@ It is valid between any two elements; ``set_state`` on a fresh iterator of
 an equal pipeline continues exactly there. The plan is compared node by node
 and each difference is named. See docs/design/tfdata-state.md.
 
+Several threads may share one iterator: each ``next``, ``get_state`` and
+``set_state`` runs alone (the iterator's :class:`~minibatcher.gate.Gate`; over
+a view, ``next`` takes an element of the current block without it, a list
+iterator's ``next`` being atomic under the GIL), so every element is
+delivered exactly once.
+
 Example:
     >>> from minibatcher.tfdata import Dataset
     >>> ds = Dataset.range(8).shuffle(4, seed=1).batch(3)
@@ -24,9 +30,11 @@ Example:
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any, Iterator, Mapping
 
 from .. import exit_guard
+from ..gate import Gate
 from ..errors import CheckpointError, MinibatcherError
 from ..state import TFDATA, Fields, check_stamp, refuse, stamp
 from .dataset import Dataset
@@ -34,6 +42,8 @@ from .options import ACTIVE, Options
 from .restore import check_iterations
 
 STATE_FORMAT = TFDATA
+# Whether a list iterator's next is atomic (the GIL): the block root's lock-free next needs it.
+_ATOMIC_LIST_NEXT = getattr(sys, "_is_gil_enabled", lambda: True)()
 
 
 def plan_of(dataset: Dataset) -> list[list[Any]]:
@@ -108,6 +118,7 @@ class DatasetIterator(Iterator[Any]):
     def __init__(self, dataset: Dataset) -> None:
         exit_guard.install()  # daemon threads reading at exit wait instead of crashing
         exit_guard.check()
+        self._gate = Gate("this tfdata iterator")  # one next/get_state/set_state at a time
         self._dataset = dataset
         options = dataset.options()
         # the pipeline's options, seen by every node while it builds or advances (None: defaults)
@@ -122,9 +133,9 @@ class DatasetIterator(Iterator[Any]):
         """Makes ``it`` the root iterator; over a view, ``next`` takes elements
         straight from the current block (:class:`_BlockRootIterator`)."""
         self._it = it
-        if hasattr(it, "_refill"):
-            self.__class__ = _BlockRootIterator
+        if hasattr(it, "_refill") and _ATOMIC_LIST_NEXT:
             self._cur = it._cur
+            self.__class__ = _BlockRootIterator
         else:
             self.__class__ = DatasetIterator
 
@@ -134,6 +145,27 @@ class DatasetIterator(Iterator[Any]):
     def __next__(self) -> Any:
         if exit_guard.exiting:
             exit_guard.check()
+        gate = self._gate
+        free = gate.free
+        try:
+            free.pop()  # the gate's uncontended entry, inline: this runs once per element
+        except IndexError:
+            gate.wait()
+        try:  # self._next(), inline
+            if ACTIVE.get() is self._options:
+                return next(self._it)
+            token = ACTIVE.set(self._options)
+            try:
+                return next(self._it)
+            finally:
+                ACTIVE.reset(token)
+        finally:
+            free.append(True)  # gate.leave(), inline
+            if gate.waiting:
+                gate.wake()
+
+    def _next(self) -> Any:
+        """The root's next element, the pipeline's options active (inside the gate)."""
         if ACTIVE.get() is self._options:
             return next(self._it)
         token = ACTIVE.set(self._options)
@@ -145,13 +177,14 @@ class DatasetIterator(Iterator[Any]):
     def _skip(self, count: int) -> int:
         """Skips up to ``count`` elements (O(1) over views; a map does not call its
         function); how many. For readers that split one stream among workers."""
-        token = ACTIVE.set(self._options)
-        try:
-            done = self._it.skip(count) if count > 0 else 0
-        finally:
-            ACTIVE.reset(token)
-        self._install(self._it)
-        return done
+        with self._gate:
+            token = ACTIVE.set(self._options)
+            try:
+                done = self._it.skip(count) if count > 0 else 0
+            finally:
+                ACTIVE.reset(token)
+            self._install(self._it)
+            return done
 
     def get_next(self) -> Any:
         """``next(self)`` (tf.data's iterator method name).
@@ -174,9 +207,10 @@ class DatasetIterator(Iterator[Any]):
             plan = plan_of(self._dataset)
         finally:
             ACTIVE.reset(token)
-        return {**stamp(TFDATA), "plan": plan,
-                "iterator": self._it.state(),
-                "shuffles": [s._generator_state() for s in _stateful(self._dataset)]}
+        with self._gate:
+            return {**stamp(TFDATA), "plan": plan,
+                    "iterator": self._it.state(),
+                    "shuffles": [s._generator_state() for s in _stateful(self._dataset)]}
 
     def set_state(self, state: Mapping[str, Any]) -> None:
         """Continues exactly where ``state`` was taken; refuses a state of another
@@ -189,6 +223,10 @@ class DatasetIterator(Iterator[Any]):
             ...
             minibatcher.errors.CheckpointError: cannot restore this checkpoint: step 0 was ...
         """
+        with self._gate:
+            self._restore(state)
+
+    def _restore(self, state: Mapping[str, Any]) -> None:
         check_stamp(state, TFDATA)
         fields = Fields(state)
         token = ACTIVE.set(self._options)
@@ -241,8 +279,9 @@ class _BlockRootIterator(DatasetIterator):
 
     def __next__(self) -> Any:
         try:
-            return next(self._cur)
+            return next(self._cur)  # atomic: each element of the block goes to one thread
         except StopIteration:
-            x = DatasetIterator.__next__(self)  # the root reads the next block (options active)
-            self._cur = self._it._cur
-            return x
+            with self._gate:  # one thread reads the next block (the others wait, then take it)
+                x = self._next()  # the next element: of a block another thread read, or a new one
+                self._cur = self._it._cur
+                return x

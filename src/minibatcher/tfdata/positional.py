@@ -359,6 +359,11 @@ def _repeat_cursor(state: Fields, planned: int) -> tuple[int, int, Fields | None
     if count >= 0 and rep > count - (inner is not None):
         raise state.bad("rep", f"an int in [0, {count - (inner is not None)}]",
                         f"outside the {count} repetitions")
+    # the first repetition is opened at once, and a finite repeat opens the next one as soon
+    # as one ends: no repetition is closed but after the last one (or, repeating forever,
+    # between two repetitions)
+    if inner is None and (rep == 0 if count < 0 else rep < count):
+        raise state.bad("in", f"the cursor of repetition {rep} (it is open)")
     return count, rep, inner
 
 

@@ -181,3 +181,8 @@ def check_iterations(generators: list[Any], saved: list[Fields]) -> None:
             if node.iterations_started <= k:
                 raise saved[i].bad("started", f"at least {k + 1} ({path}={k} is an iteration "
                                    "it started)")
+        following = (node._restored or {}).get("next")  # a repeated order's next repetition
+        if following is not None and node.iterations_started != following[0]:
+            raise saved[i].bad("started", f"{following[0]} (the iteration the next repetition "
+                               f"of {following[1]} takes: its repetitions take consecutive "
+                               "iterations)")

@@ -33,6 +33,7 @@ from .core import INFINITE, UNKNOWN, Iter
 from .dataset import Dataset
 from .errors import InvalidArgumentError
 from .philox import Draws, philox4x32_10
+from .restore import exhausted_probe
 from .shuffle import SeedGenerator
 
 _M32 = np.uint64(0xFFFFFFFF)
@@ -179,32 +180,35 @@ def _index(value: Any, count: int) -> int:
 
 
 class _DirectedIter(Iter):
-    def __init__(self, node: "DirectedInterleaveDataset", selector: Iter,
-                 inputs: list[Iter | None], ended: bool) -> None:
-        self.node, self.selector, self.inputs, self.ended = node, selector, inputs, ended
+    """The selector's cursor, every input's cursor (kept once it ended: ``done``),
+    and whether the whole op ended."""
+
+    def __init__(self, node: "DirectedInterleaveDataset", selector: Iter, inputs: list[Iter],
+                 done: list[bool], ended: bool) -> None:
+        self.node, self.selector, self.inputs, self.done = node, selector, inputs, done
+        self.ended = ended
 
     def __next__(self) -> Any:
-        inputs = self.inputs
+        inputs, done = self.inputs, self.done
         while not self.ended:
             try:
                 index = _index(next(self.selector), len(inputs))
             except StopIteration:
                 self.ended = True
                 break
-            source = inputs[index]
-            if source is None:
+            if done[index]:
                 continue  # an exhausted input: its turn is skipped
             try:
-                return next(source)
+                return next(inputs[index])
             except StopIteration:
-                inputs[index] = None
-                if self.node._stop_on_empty or all(i is None for i in inputs):
+                done[index] = True
+                if self.node._stop_on_empty or all(done):
                     self.ended = True
         raise StopIteration
 
     def state(self) -> dict[str, Any]:
         return {"sel": self.selector.state(), "ended": self.ended,
-                "inputs": [None if i is None else i.state() for i in self.inputs]}
+                "inputs": [i.state() for i in self.inputs], "done": list(self.done)}
 
 
 class DirectedInterleaveDataset(Dataset):
@@ -230,16 +234,26 @@ class DirectedInterleaveDataset(Dataset):
                 "stop_on_empty_dataset": self._stop_on_empty}
 
     def _make_iter(self, state: Fields | None) -> Iter:
+        n = len(self._datasets)
         if state is None:
             selector = self._selector._make_iter(None)
             return _DirectedIter(self, selector, [d._make_iter(None) for d in self._datasets],
-                                 False)
-        state.only("sel", "ended", "inputs")
+                                 [False] * n, False)
+        state.only("sel", "ended", "inputs", "done")
         selector = self._selector._make_iter(state.child("sel"))
-        saved = state.opt_items("inputs", length=len(self._datasets))
-        inputs = [None if s is None else d._make_iter(s)
-                  for d, s in zip(self._datasets, saved, strict=True)]
-        return _DirectedIter(self, selector, inputs, state.bool("ended"))
+        saved = state.items("inputs", length=n)
+        inputs = [d._make_iter(s) for d, s in zip(self._datasets, saved, strict=True)]
+        flags = state.list("done", length=n)
+        done = [flags.bool(i) for i in range(n)]
+        for i, flag in enumerate(done):  # an input said to have ended has no element left
+            if flag:
+                exhausted_probe(inputs[i], flags, i)
+        ended = state.bool("ended")
+        if not ended and (all(done) or (self._stop_on_empty and any(done))):
+            raise state.bad("ended", "True (its inputs ended)")
+        if ended and not all(done) and not (self._stop_on_empty and any(done)):
+            exhausted_probe(selector, state, "ended")  # else only the selector ends it
+        return _DirectedIter(self, selector, inputs, done, ended)
 
     def _cardinality(self) -> int:
         # TF's rule: infinite as soon as one input is, whatever the selector

@@ -182,8 +182,8 @@ def pieces_from_states(ranges: Ranges, states: Sequence[Any], shuffle_files: boo
         rc = worker_config(ranges.rc, len(states), w, worker.plan)
         read = shard_read(ranges.sources, rc, shuffle_files, disable_shuffling, ranges.cache)
         check_read(worker, read, w, shuffle_files)
-        cursors.append(ShardReadCursor(read, worker.read))
-    check_epochs(cursors)
+        cursors.append(worker.read_cursor(read))
+    check_epochs(cursors, [worker.read for worker in workers])
     pieces: list[FileInstruction] = []
     for worker, cursor in zip(workers, cursors):
         pieces += _pieces_of(ranges, worker, cursor)

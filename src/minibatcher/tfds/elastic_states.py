@@ -25,10 +25,11 @@ import dataclasses
 from typing import Any, Sequence
 
 from ..errors import CheckpointError
-from ..state import Fields, taken_with
-from ..tfdata.iterator import plan_of
+from ..state import TFDATA, Fields, check_stamp, taken_with
+from ..tfdata.iterator import _stateful, plan_of
 from ..tfdata.philox import iteration_seeds
-from ..tfdata.shuffle import shuffle_order
+from ..tfdata.restore import check_iterations
+from ..tfdata.shuffle import _counts, shuffle_order
 from .shard_interleave import ShardInterleave, ShardReadCursor
 
 _ONE_TO_ONE = frozenset({"map", "prefetch", "with_options"})  # stream positions pass through unchanged
@@ -58,16 +59,21 @@ class WorkerState:
     plan: list[Any]
     read: Fields
     shuffles: list[tuple[Fields, Fields]]
+    generators: list[Fields]  # ``shuffles[i]`` of the state: every shuffle step's, inputs first
 
     @classmethod
     def parse(cls, state: Any, w: int) -> "WorkerState":
         """Finds the read in ``state`` (worker ``w``'s) and the shuffles after it;
-        refuses steps whose held elements cannot be mapped back to examples."""
+        refuses steps whose held elements cannot be mapped back to examples, and
+        fields a restore of the state would refuse (the stamp, the fields, each
+        shuffle's iteration started: ``shuffles[i].started``)."""
         top = Fields(state, f"states[{w}]")
         plan = top.value("plan") if top.has("plan") else None
         if not isinstance(plan, list):
             raise CheckpointError(f"states[{w}] should be a tfdata iterator state "
                                   "(get_state()), but it has no plan")
+        check_stamp(state, TFDATA)
+        top.only("format", "version", "plan", "iterator", "shuffles")
         hits = [i for i, step in enumerate(plan) if _op(step) == "tfds_read"]
         if len(hits) != 1:
             raise CheckpointError(f"states[{w}] should come from an iterator over one "
@@ -75,7 +81,46 @@ class WorkerState:
         node, shuffles = top.child("iterator"), []
         for op, opts in reversed(plan[hits[0] + 1:]):
             node = _down(op, opts, node, shuffles, top)
-        return cls(plan[:hits[0] + 1], node, shuffles)
+        generators = _check_started(top, [_op(step) for step in plan], shuffles)
+        return cls(plan[:hits[0] + 1], node, shuffles, generators)
+
+    def read_cursor(self, read: ShardInterleave) -> ShardReadCursor:
+        """The read's cursor, checked as a restore checks it, its file shuffle's
+        iterations against the state's ``shuffles`` records included."""
+        nodes = [n for n in _stateful(read) if hasattr(n, "iterations_started")]
+        saved = [n._generator_state() for n in nodes]
+        for n in nodes:
+            n._restored = {}
+        try:
+            cursor = ShardReadCursor(read, self.read)
+            mine = self.generators[:len(nodes)]  # the steps before the read come first
+            for n, generator in zip(nodes, mine):
+                n._restore_generator(generator)
+            check_iterations(nodes, mine)
+        finally:
+            for n, state in zip(nodes, saved):
+                n._restored = None
+                n._restore_generator(Fields(state))
+        return cursor
+
+
+def _check_started(top: Fields, ops: list[Any], shuffles: list[tuple[Fields, Fields]]
+                   ) -> list[Fields]:
+    """One generator record per shuffle step (inputs first); the iteration each
+    shuffle after the read is in was started (``k`` below ``started``), with the
+    seeds its cursor holds (an unseeded shuffle's)."""
+    generators = top.items("shuffles", length=ops.count("shuffle"))
+    started = [g.only("started", "seeds").int("started", 0) for g in generators]
+    for j, (_, cursor) in enumerate(shuffles):  # outermost first: the last generators
+        g = len(generators) - 1 - j
+        k = cursor.int("k", 0)
+        if k >= started[g]:
+            raise generators[g].bad("started", f"at least {k + 1} ({cursor.path_of('k')}={k} "
+                                    "is an iteration it started)")
+        if generators[g].has("seeds") and generators[g].value("seeds") != \
+                (cursor.value("seeds") if cursor.has("seeds") else None):
+            raise generators[g].bad("seeds", f"the seeds of its cursor {cursor.path}")
+    return generators
 
 
 def _op(step: Any) -> Any:
@@ -153,12 +198,14 @@ def check_distinct(states: Sequence[Any]) -> None:
                                       "one state per old worker, in worker order")
 
 
-def check_epochs(cursors: Sequence[ShardReadCursor]) -> None:
-    """All states in one epoch."""
+def check_epochs(cursors: Sequence[ShardReadCursor], reads: Sequence[Fields]) -> None:
+    """All states in one epoch (``reads``: the read cursors' fields, to name them)."""
     epochs = [c.epoch for c in cursors]
-    if len(set(epochs)) > 1:
-        raise CheckpointError(f"the states are from different epochs ({epochs}, worker by "
-                              "worker); take them at one point of one epoch")
+    for epoch, read in zip(epochs, reads):
+        if epoch != epochs[0]:
+            raise read.bad("epoch", f"{epochs[0]}, the epoch of states[0] (the states are from "
+                           f"different epochs ({epochs}, worker by worker): take them at one "
+                           "point of one epoch)")
 
 
 def buffered(shuffles: Sequence[tuple[Fields, Fields]], length: int
@@ -176,6 +223,8 @@ def buffered(shuffles: Sequence[tuple[Fields, Fields]], length: int
     read: int | None = None
     held: list[int] = []
     for opts, st in shuffles:
+        st.only("k", "seeds", "emitted", "end", "done", "in0")
+        _counts(st, int(opts.raw["buffer_size"]), length)  # as a restore checks them
         order = _simulated(opts, st, length)
         t = st.int("emitted", 0) if read is None else read  # an inner one: as its reader read
         emitted = order.advance(t)

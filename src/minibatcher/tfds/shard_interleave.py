@@ -36,6 +36,7 @@ from ..tfdata.core import UNKNOWN, Iter, ViewIter
 from ..tfdata.dataset import AUTOTUNE, Dataset
 from ..tfdata.errors import FailedPreconditionError
 from ..tfdata.interleave import resolve_cycle_length, schedulable_cores
+from ..tfdata.iterator import _stateful, plan_of
 from ..tfdata.options import pipeline_options
 from ..tfdata.sources import SourceView
 from .shard_blocks import next_block
@@ -94,7 +95,27 @@ class ShardReadCursor:
 
     def _replay_order(self) -> list[int]:
         """The first ``taken`` instructions of the order, from its start cursor;
-        the replayed cursor must be the saved one."""
+        the replayed cursor must be the saved one. The replay takes the iterations
+        after order0's, as the iterator that wrote the state did (each repetition of a
+        repeated file order the next one), whatever this pipeline's file shuffle has
+        counted since; so a repeated order's next repetition takes the iteration after
+        the replay's, and a restore requires the state's ``started`` to say so."""
+        nodes = [n for n in _stateful(self.node.order) if hasattr(n, "iterations_started")]
+        counts = [n.iterations_started for n in nodes]
+        for n in nodes:
+            n.iterations_started = 0  # order0's pins set it to the iteration after theirs
+        try:
+            order = self._replayed()
+            if any(op == "repeat" for op, _ in plan_of(self.node.order)):
+                for n in nodes:
+                    if getattr(n, "_restored", None) is not None:
+                        n._restored["next"] = (n.iterations_started, self.state.path_of("order"))
+        finally:
+            for n, count in zip(nodes, counts):
+                n.iterations_started = count
+        return order
+
+    def _replayed(self) -> list[int]:
         it = self.node.order._make_iter(self.state.child("order0"))
         order = []
         for _ in range(self.taken):
@@ -105,7 +126,7 @@ class ShardReadCursor:
                                      "this read)") from None
         if self.exhausted and _has_more(it):
             raise self.state.bad("exhausted", "False (instructions are left to open)")
-        if _jsonable(it.state()) != self.state.value("order"):
+        if _exact(it.state()) != _exact(self.state.value("order")):  # (False is not 0 here)
             raise self.state.bad("order", "the order's cursor after the instructions taken",
                                  "it does not follow from order0 and taken")
         return order
@@ -198,6 +219,11 @@ def _file_of(source: Any) -> Any:
 
 def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=repr))
+
+
+def _exact(value: Any) -> str:
+    """``value`` as canonical JSON text: equal only if equal as JSON (``0`` is not ``false``)."""
+    return json.dumps(value, default=repr, sort_keys=True)
 
 
 class _ShardReadIter(Iter):

@@ -58,15 +58,23 @@ bool found(int64_t s, size_t c, const int64_t* chunk_starts, size_t chunk_count)
 
 bool locate(const int64_t* sequences, size_t n, const int64_t* chunk_starts, size_t chunk_count,
             Located* out) {
+  // A minibatch touches few chunks: keep them sorted as they are found (insertion), and look
+  // each sequence's chunk up there before searching chunk_starts.
   std::vector<int64_t> chunk(n);
+  out->chunks.clear();
+  size_t last = 0;  // the previous sequence's chunk
   for (size_t i = 0; i < n; ++i) {
-    const size_t c = chunk_of(sequences[i], chunk_starts, chunk_count);
-    if (!found(sequences[i], c, chunk_starts, chunk_count)) return false;
+    const int64_t s = sequences[i];
+    size_t c = last;
+    if (!found(s, c, chunk_starts, chunk_count)) {
+      c = chunk_of(s, chunk_starts, chunk_count);
+      if (!found(s, c, chunk_starts, chunk_count)) return false;
+    }
+    last = c;
     chunk[i] = int64_t(c);
+    const auto at = std::lower_bound(out->chunks.begin(), out->chunks.end(), int64_t(c));
+    if (at == out->chunks.end() || *at != int64_t(c)) out->chunks.insert(at, int64_t(c));
   }
-  out->chunks = chunk;
-  std::sort(out->chunks.begin(), out->chunks.end());
-  out->chunks.erase(std::unique(out->chunks.begin(), out->chunks.end()), out->chunks.end());
   out->source.resize(n);
   out->within.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -112,6 +120,16 @@ int64_t first_fit(const int64_t* lengths, size_t n, int64_t* rows, int64_t* star
     used[row] += lengths[i];
   }
   return int64_t(used.size());
+}
+
+bool segment_of(const int64_t* offsets, size_t count, const int64_t* positions, size_t n,
+                int64_t* segment) {
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t p = positions[i];
+    if (count == 0 || p < offsets[0] || p >= offsets[count]) return false;
+    segment[i] = int64_t(std::upper_bound(offsets, offsets + count + 1, p) - offsets) - 1;
+  }
+  return true;
 }
 
 #define MB_WALK(L, I)                                                                      \

@@ -108,9 +108,11 @@ class ChunkCache:
     def want(self, chunk_ids: Iterable[int]) -> None:
         """Makes exactly ``chunk_ids`` resident or loading (in the given order);
         drops the rest (a deserializer that keeps chunks returns them again at once)."""
+        if chunk_ids == self._wanted:
+            return  # already exactly these (the usual case: a list of ints, as last time)
         wanted = list(dict.fromkeys(int(c) for c in chunk_ids))
         if wanted == self._wanted:
-            return  # already exactly these
+            return
         keep = set(wanted)
         for chunk_id in [c for c in self._futures if c not in keep]:
             self._drop(chunk_id)

@@ -264,7 +264,7 @@ class Enumerator(abc.ABC):
 
 def _clamp(value: int) -> int:
     """``value`` in int64's range (budgets may be CNTK's SIZE_MAX; taken sums stay below 2**62)."""
-    return max(-2**63, min(int(value), 2**63 - 1))
+    return value if -2**63 <= value < 2**63 else max(-2**63, min(int(value), 2**63 - 1))
 
 
 class BlockEnumerator(Enumerator):

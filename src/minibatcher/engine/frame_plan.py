@@ -106,8 +106,8 @@ class FramePlan:
         return begin, found[0], found[1]
 
     def _compute(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        if self._randomizer is not None:
-            return self._randomizer.chunk(k)
+        if self._randomizer is not None:  # and chunk k + 1 on a native thread meanwhile
+            return self._randomizer.chunk(k, True)
         begin, end = int(self.chunk_starts[k]), int(self.chunk_starts[k + 1])
         return np.arange(begin, end, dtype=np.int64), np.full(end - begin, k, np.int32)
 

@@ -76,22 +76,30 @@ Windowed::~Windowed() {
   join_helper();
 }
 
-Piece compute(Windowed& self, int64_t k) {
-  auto& r = *self.randomizer;
-  const auto& starts = r.chunk_starts();
+// Room for chunk k's positions.
+Piece empty_piece(const Windowed& self, int64_t k) {
+  const auto& starts = self.randomizer->chunk_starts();
   const size_t size = size_t(starts[size_t(k) + 1] - starts[size_t(k)]);
-  Piece piece{k, std::vector<int64_t>(size), std::vector<int32_t>(size)};
-  r.chunk(size_t(k), piece.sequences.data(), piece.source.data());
+  return Piece{k, std::vector<int64_t>(size), std::vector<int32_t>(size)};
+}
+
+Piece compute(Windowed& self, int64_t k) {
+  Piece piece = empty_piece(self, k);
+  self.randomizer->chunk(size_t(k), piece.sequences.data(), piece.source.data());
   return piece;
 }
 
-// Starts the helper on chunk k (the previous helper has been joined).
+// Starts the helper on chunk k (the previous helper has been joined). The piece's memory is
+// taken here, on the caller's thread: freed there too, it stays in that thread's malloc arena
+// instead of piling up in the helpers' (about 20 MB more resident in HTK frame mode).
 void prefetch(Windowed& self, int64_t k) {
   if (k >= int64_t(self.randomizer->chunk_count())) return;
+  Piece room = empty_piece(self, k);
   std::lock_guard<std::mutex> lock(self.helper_mutex);
-  self.helper = std::thread([&self, k] {
+  self.helper = std::thread([&self, room = std::move(room)]() mutable {
     std::lock_guard<std::mutex> guard(self.mutex);
-    if (self.ahead.k != k) self.ahead = compute(self, k);
+    self.randomizer->chunk(size_t(room.k), room.sequences.data(), room.source.data());
+    self.ahead = std::move(room);
   });
 }
 

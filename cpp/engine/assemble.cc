@@ -15,7 +15,7 @@ size_t aligned(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
 // Sample ranges of the picks in one stream (whole sequences, or the picks' segments).
 bool pick_ranges(const ChunkStream* chunks, size_t source_count, size_t stream_count, size_t k,
-                 const PickList& picks, Buffer<int64_t>* start, Buffer<int64_t>* length) {
+                 const PickList& picks, HeapBuffer<int64_t>* start, HeapBuffer<int64_t>* length) {
   start->resize(picks.count);
   length->resize(picks.count);
   for (size_t i = 0; i < picks.count; ++i) {
@@ -65,8 +65,8 @@ uint8_t* dense_target(const StreamSpec& spec, OutArena* arena, size_t bytes, Str
   return r->values.data();
 }
 
-bool contiguous(size_t source_count, const PickList& picks, const Buffer<int64_t>& start,
-                const Buffer<int64_t>& length) {
+bool contiguous(size_t source_count, const PickList& picks, const HeapBuffer<int64_t>& start,
+                const HeapBuffer<int64_t>& length) {
   if (source_count != 1 || picks.count == 0) return false;
   for (size_t i = 1; i < picks.count; ++i) {
     if (start[i] != start[i - 1] + length[i - 1]) return false;
@@ -131,7 +131,7 @@ AssembleStatus gather_rows(const ChunkStream* chunks, size_t source_count, size_
 }
 
 void layout_of(const StreamSpec& spec, StreamResult* r) {
-  const Buffer<int64_t>& l = r->lengths;
+  const HeapBuffer<int64_t>& l = r->lengths;
   const size_t n = l.size();
   bool equal = true;
   r->width = 0;
@@ -151,9 +151,9 @@ void layout_of(const StreamSpec& spec, StreamResult* r) {
 
 // The earlier stream with the same lengths (its layout is this one's), or -1.
 int32_t same_lengths(const std::vector<StreamResult>& done, size_t first, size_t stop,
-                     const Buffer<int64_t>& lengths) {
+                     const HeapBuffer<int64_t>& lengths) {
   for (size_t j = first; j < stop; ++j) {
-    const Buffer<int64_t>& other = done[j].lengths;
+    const HeapBuffer<int64_t>& other = done[j].lengths;
     if (other.size() == lengths.size() &&
         std::equal(other.begin(), other.end(), lengths.begin())) {
       return int32_t(j - first);
@@ -199,7 +199,7 @@ AssembleStatus checked_rows(const ChunkStream* chunks, size_t source_count, size
 AssembleStatus assemble_stream(const ChunkStream* chunks, size_t source_count, size_t stream_count,
                                size_t k, const StreamSpec& spec, const PickList& picks,
                                OutArena* arena, StreamResult* r) {
-  Buffer<int64_t> start;
+  HeapBuffer<int64_t> start;
   if (!pick_ranges(chunks, source_count, stream_count, k, picks, &start, &r->lengths)) {
     return AssembleStatus::kOutOfRange;
   }

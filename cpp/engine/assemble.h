@@ -64,15 +64,15 @@ struct OutArena {
 struct StreamResult {
   enum Where { kNew, kView, kArena };
   Where where = kNew;
-  Buffer<int64_t> lengths;
-  Buffer<uint8_t> values;   // kNew: dense rows or sparse value records
-  Buffer<uint8_t> indices;  // sparse
-  Buffer<int64_t> indptr;   // sparse
+  HeapBuffer<int64_t> lengths;
+  HeapBuffer<uint8_t> values;   // kNew: dense rows or sparse value records
+  HeapBuffer<uint8_t> indices;  // sparse
+  HeapBuffer<int64_t> indptr;   // sparse
   int64_t view_first = 0;   // kView: rows [view_first, +sum(lengths)) of the only chunk
   size_t arena_offset = 0, arena_bytes = 0;  // kArena
   // layout: every sequence in a row of its own (rows empty) or CNTK's first fit
   int64_t num_rows = 0, width = 0;
-  Buffer<int64_t> rows, starts;
+  HeapBuffer<int64_t> rows, starts;
   int32_t layout_of = -1;   // >= 0: the same lengths (and layout) as that earlier stream
   int64_t not_one = -1;     // spec.frames: the first pick without exactly one sample
 };

@@ -7,6 +7,8 @@
 #include <random>
 #include <vector>
 
+#include "../common/buffer.h"
+
 namespace mb::engine {
 
 struct SweepOrder {
@@ -68,8 +70,10 @@ class WindowedRandomizer {
   int64_t t_ = 0;                        // next step
   int32_t kt_ = 0;                       // chunk of position t_
   int64_t lo_ = 0;                       // position of seq_[0]
-  std::vector<int64_t> seq_;             // positions [lo_, lo_ + size)
-  std::vector<int32_t> src_;
+  // Positions [lo_, lo_ + size): mapped, not heap, memory when large (it may grow on a
+  // helper thread, whose malloc arena would keep what it frees; see bindings/randomizer.cc)
+  Buffer<int64_t> seq_;
+  Buffer<int32_t> src_;
 };
 
 }  // namespace mb::engine

@@ -88,7 +88,7 @@ int64_t checked_rows(const DenseSource* sources, size_t source_count, const Piec
 }  // namespace
 
 bool gather_dense(const DenseSource* sources, size_t source_count, size_t row_bytes,
-                  const Pieces& pieces, Buffer<uint8_t>* out) {
+                  const Pieces& pieces, HeapBuffer<uint8_t>* out) {
   const int64_t rows = checked_rows(sources, source_count, pieces);
   if (rows < 0) return false;
   out->resize(size_t(rows) * row_bytes);

@@ -35,7 +35,7 @@ struct Pieces {
 // Output rows of every piece, in order. Returns false when a range lies
 // outside its source (nothing useful is written then).
 bool gather_dense(const DenseSource* sources, size_t source_count, size_t row_bytes,
-                  const Pieces& pieces, Buffer<uint8_t>* out);
+                  const Pieces& pieces, HeapBuffer<uint8_t>* out);
 
 // The same into `dst`, which holds `capacity` bytes; `*written` is set to the
 // bytes the rows take. Returns false, writing nothing, when a range lies
@@ -44,9 +44,9 @@ bool gather_dense_into(const DenseSource* sources, size_t source_count, size_t r
                        const Pieces& pieces, uint8_t* dst, size_t capacity, size_t* written);
 
 struct CsrOutput {
-  Buffer<uint8_t> values;
-  Buffer<uint8_t> indices;
-  Buffer<int64_t> indptr;
+  HeapBuffer<uint8_t> values;
+  HeapBuffer<uint8_t> indices;
+  HeapBuffer<int64_t> indptr;
 };
 
 bool gather_csr(const CsrSource* sources, size_t source_count, size_t value_bytes,

@@ -137,7 +137,7 @@ void fuzz_gather(Reader& in) {
     within[i] = in.signed_small() % 3;
   }
   const mb::engine::Pieces pieces{source.data(), start.data(), length.data(), n};
-  mb::Buffer<uint8_t> out;
+  mb::HeapBuffer<uint8_t> out;
   if (mb::engine::gather_dense(dense.data(), source_count, 2, pieces, &out)) {
     size_t at = 0;
     for (size_t i = 0; i < n; ++i) {

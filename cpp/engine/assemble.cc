@@ -51,7 +51,7 @@ bool common_window(const ChunkStream* chunks, size_t source_count, size_t stream
 }
 
 // Where `bytes` of dense output go: the arena when it has room, else a new buffer.
-uint8_t* dense_target(const StreamSpec& spec, OutArena* arena, size_t bytes, StreamResult* r) {
+uint8_t* dense_target(OutArena* arena, size_t bytes, StreamResult* r) {
   if (arena != nullptr && arena->data != nullptr && arena->used <= arena->capacity &&
       bytes <= arena->capacity - arena->used) {
     r->where = StreamResult::kArena;
@@ -105,7 +105,7 @@ AssembleStatus gather_context(const ChunkStream* chunks, size_t source_count, si
     const ChunkStream& c = chunks[s * stream_count + k];
     sources.push_back({c.values, int64_t(c.value_bytes / row_bytes), c.bounds, c.bound_count});
   }
-  uint8_t* target = dense_target(spec, arena, size_t(rows) * spec.item_bytes, r);
+  uint8_t* target = dense_target(arena, size_t(rows) * spec.item_bytes, r);
   context_gather(sources.data(), source_count, row_bytes, pieces, left, right, target);
   return AssembleStatus::kOk;
 }
@@ -123,7 +123,7 @@ AssembleStatus gather_rows(const ChunkStream* chunks, size_t source_count, size_
     r->view_first = pieces.count ? pieces.start[0] : 0;
     return AssembleStatus::kOk;
   }
-  uint8_t* target = dense_target(spec, arena, size_t(rows) * spec.item_bytes, r);
+  uint8_t* target = dense_target(arena, size_t(rows) * spec.item_bytes, r);
   size_t written = 0;
   gather_dense_into(sources.data(), source_count, spec.item_bytes, pieces, target,
                     size_t(rows) * spec.item_bytes, &written);

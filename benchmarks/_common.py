@@ -300,6 +300,14 @@ def median(values: list[float]) -> float:
     return float(statistics.median(values))
 
 
+def minutes(seconds: float) -> str:
+    """``12 s`` or ``4.2 min``.
+
+    Example: minutes(252.0) == "4.2 min"
+    """
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
 def verdict(value: float, target: float) -> str:
     """PASS when ``value`` reaches a lower-bound ``target``."""
     return "PASS" if value >= target else "MISS"

@@ -8,7 +8,10 @@ chunks). Each size runs in a fresh subprocess; the row is construction (SCP
 parse, index, chunking) + the sweep's plan + the first 256-frame minibatch
 (11-frame context): seconds, peak RSS above the RSS after imports, and the
 plan's memory per frame (``FramePlan.nbytes`` plus the frame table's arrays:
-per chunk and per utterance, nothing per frame).
+per chunk and per utterance, nothing per frame). Then a restore at 90% of the
+sweep (a checkpoint taken there, restored, one minibatch read): the windowed
+randomizer replays its draws from the sweep's start, so this is measured up to
+RESTORE_MAX_FRAMES and estimated beyond from the largest measured ns/frame.
 
     import _planning  # in a benchmark script whose children know the contender
     _planning.print_planning(__file__, folder, sizes=(1_000, 1_000_000), window=4)
@@ -29,6 +32,7 @@ ARCHIVE_FRAMES = 1 << 16
 CORPUS_UTTERANCES = 1_800_000          # 10,000 hours at 2,000 frames (20 s) per utterance
 SIZES = (1_000, 10_000, 100_000, 1_000_000)
 SECONDS_TARGET, RSS_TARGET = 60.0, 2 * 1024**3
+RESTORE_AT, RESTORE_MAX_FRAMES = 0.9, 300_000_000
 
 
 def write_corpus(folder: Path, utterances: int, seed: int = 0) -> Path:
@@ -75,25 +79,45 @@ def prepare_planning(spec: dict[str, Any]) -> Callable[[], dict]:
         return {"construct_s": t1 - t0, "plan_s": t2 - t1, "first_s": t3 - t2,
                 "seconds": t3 - t0, "frames": plan.num_samples, "plan_bytes": plan.nbytes,
                 "table_bytes": table_bytes, "chunks": view.table().num_chunks,
-                "first_frames": mb["x"].num_samples}
+                "first_frames": mb["x"].num_samples, **restore(source, plan.num_samples)}
     return work
+
+
+def restore(source: Any, frames: int) -> dict:
+    """Seconds to restore a checkpoint at RESTORE_AT of the sweep and read one minibatch (the
+    randomizer, still near the sweep's start, steps up to there: what a fresh process does)."""
+    position = int(frames * RESTORE_AT)
+    if position > RESTORE_MAX_FRAMES:
+        return {"restore_s": None, "restore_frames": position}
+    state = source.get_checkpoint_state()
+    state = {**state, "enumerator": {**state["enumerator"], "position": position}}
+    started = time.perf_counter()
+    source.restore_from_checkpoint(state)
+    source.next_minibatch(256)
+    return {"restore_s": time.perf_counter() - started, "restore_frames": position}
 
 
 def planning_rows(script: str, folder: Path, sizes: tuple[int, ...], window: int,
                   contender: str = "planning") -> list[list]:
     """One row per size: the run of ``script --child`` with ``contender`` (prepare_planning)."""
-    rows = []
+    rows, ns_per_frame = [], None
     for n in sizes:
         scp = write_corpus(folder, n)
         r = C.run_child(script, {"contender": contender, "scp": str(scp), "window": window})
         rss = r["peak_rss"] - r["baseline_rss"]
+        if r["restore_s"] is not None:
+            ns_per_frame = max(ns_per_frame or 0.0, r["restore_s"] / r["restore_frames"] * 1e9)
+            restore = f"{r['restore_s']:.1f} s ({r['restore_s'] / r['restore_frames'] * 1e9:.0f} ns/frame)"
+        else:
+            restore = ("not run: ~" + C.minutes(r["restore_frames"] * ns_per_frame * 1e-9)
+                       if ns_per_frame else "not run") + " estimated"
         per_frame = (r["plan_bytes"] + r["table_bytes"]) / r["frames"]
         corpus = n >= CORPUS_UTTERANCES
         rows.append([
             f"{n:,} utt ({r['frames'] / 360_000:,.0f} h, {r['frames'] / 1e6:,.0f} M frames, "
             f"{r['chunks']:,} chunks)",
             f"{r['construct_s']:.1f} + {r['plan_s']:.1f} + {r['first_s']:.1f} = "
-            f"{r['seconds']:.1f} s", C.mib(rss), f"{per_frame:.4f} B",
+            f"{r['seconds']:.1f} s", C.mib(rss), f"{per_frame:.4f} B", restore,
             f"<= {SECONDS_TARGET:g} s, <= {C.mib(RSS_TARGET)}" if corpus else "",
             (C.verdict(SECONDS_TARGET, r["seconds"]) + ", " + C.verdict(RSS_TARGET, rss))
             if corpus else ""])
@@ -102,7 +126,8 @@ def planning_rows(script: str, folder: Path, sizes: tuple[int, ...], window: int
 
 PLANNING_HEADERS = ["frame-mode corpus (SCP ranges into a 10 MB archive)",
                     "construct + plan + first minibatch", "peak RSS - RSS after imports",
-                    "plan memory per frame", "target", "status"]
+                    "plan memory per frame", f"restore at {RESTORE_AT:.0%} of the sweep",
+                    "target", "status"]
 
 
 def print_planning(script: str, folder: Path, sizes: tuple[int, ...], window: int,

@@ -3,12 +3,12 @@ scikit-learn and a PyTorch DataLoader; in-memory delivery; planning of
 frame-mode data; peak RSS with a bounded randomization window.
 
 Generates (once, cached under --data-dir) a seeded MNIST-like CTF file (~1 GB)
-and a sparse one (~200 MB, dim 1,000,000) with their plain twins (the
+and sparse ones (~20 MB and ~200 MB, dim 1,000,000) with their plain twins (the
 generators of ctf_parse.py). Every run is a fresh subprocess; throughput
 contenders alternate over --rounds (medians). The targets are ratios measured
 side by side in the same run (the machine may be shared). Units: 1 MB = 10**6 bytes.
 
-    python benchmarks/engine.py              # ~1 GB + ~200 MB
+    python benchmarks/engine.py              # ~1 GB + ~20 MB and ~200 MB sparse
     python benchmarks/engine.py --quick      # ~20 MB each, 4 MiB chunks, about a minute
     python benchmarks/engine.py --corpus-planning 1000,1800000   # frame-mode planning only
 """
@@ -38,8 +38,9 @@ FRAMES, FRAMES_PER_CHUNK = 300_000, 3_000
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options (--quick: ~20 MB files, 4 MiB chunks, 2 rounds)."""
     p = C.common_parser(__doc__, 1000, "the MNIST-like CTF file")
-    p.add_argument("--sparse-size-mb", type=float, default=None,
-                   help="size of the sparse CTF file (MB; default 200, quick 20)")
+    p.add_argument("--sparse-sizes-mb", default=None, metavar="MB,MB,...",
+                   help="sizes of the sparse CTF files, one set of rows each (MB; default "
+                   "20,200, quick 20)")
     p.add_argument("--chunk-size", type=int, default=None,
                    help="chunk_size_in_bytes (default 32 MiB, quick 4 MiB)")
     p.add_argument("--no-memory-table", action="store_true",
@@ -48,7 +49,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="only the frame-mode planning rows of synthetic SCP corpora of N "
                    "utterances (e.g. 1000,10000,100000,1000000,1800000: 10,000 hours)")
     args = C.finish_common(p.parse_args(argv), 1000)
-    args.sparse_size_mb = args.sparse_size_mb or (20.0 if args.quick else 200.0)
+    args.sparse_sizes_mb = [float(v) for v in (args.sparse_sizes_mb
+                                               or ("20" if args.quick else "20,200")).split(",")]
     args.chunk_size = args.chunk_size or ((4 if args.quick else 32) << 20)
     return args
 
@@ -56,10 +58,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def make_specs(args: argparse.Namespace) -> dict[str, dict]:
     """Every throughput contender's run (files generated on first use)."""
     mnist, mnist_plain = C.ensure_data(args.data_dir, "mnist", args.size_mb, args.seed)
-    sparse, sparse_plain = C.ensure_data(args.data_dir, "sparse", args.sparse_size_mb, args.seed)
-    C.warm_page_cache(mnist, mnist_plain, sparse, sparse_plain)
+    sparse = {mb: C.ensure_data(args.data_dir, "sparse", mb, args.seed) for mb in args.sparse_sizes_mb}
+    C.warm_page_cache(mnist, mnist_plain, *(p for pair in sparse.values() for p in pair))
     m = {"path": str(mnist), "kind": "mnist", "chunk_size": args.chunk_size}
-    s = {"path": str(sparse), "kind": "sparse", "chunk_size": args.chunk_size}
     specs = {"parse": {**m, "contender": "parse"},
              "ours": {**m, "contender": "ours", "options": {}},
              "ours_frames": {**m, "contender": "ours", "options": {"frame_mode": True}},
@@ -67,11 +68,13 @@ def make_specs(args: argparse.Namespace) -> dict[str, dict]:
              "memory": {**m, "contender": "memory"},
              "memory_small": {**m, "contender": "memory",
                               "path": str(C.ensure_prefix(mnist, args.size_mb / 5))},
-             "sparse_parse": {**s, "contender": "parse"},
-             "sparse_ours": {**s, "contender": "ours", "options": {}},
-             "sklearn": {"contender": "sklearn", "path": str(sparse_plain)},
              "planning": {"contender": "planning", "frames": FRAMES,
                           "per_chunk": FRAMES_PER_CHUNK}}
+    for mb, (path, plain) in sparse.items():
+        s = {"path": str(path), "kind": "sparse", "chunk_size": args.chunk_size}
+        specs[f"sparse_parse@{mb:g}"] = {**s, "contender": "parse"}
+        specs[f"sparse_ours@{mb:g}"] = {**s, "contender": "ours", "options": {}}
+        specs[f"sklearn@{mb:g}"] = {"contender": "sklearn", "path": str(plain)}
     if importlib.util.find_spec("torch") is not None:
         specs["torch"] = {**m, "contender": "torch"}
     return specs
@@ -154,22 +157,23 @@ def memory_delivery_rows(res: dict[str, list[dict]]) -> list[list]:
     return rows
 
 
-def sparse_rows(res: dict[str, list[dict]], sizes: dict[str, int]) -> list[list]:
-    """Sparse end to end and parse-only vs scikit-learn."""
-    mb = sizes["sparse"] / C.MB
-    e2e = rate(res["sparse_ours"]) / rate(res["sklearn"])
-    parse = med(res["sparse_parse"], lambda r: r["samples"] / (r["seconds"] + r["index_s"]))
+def sparse_rows(res: dict[str, list[dict]], sizes: dict[str, int], mb: float) -> list[list]:
+    """Sparse end to end and parse-only vs scikit-learn, on the ``mb`` MB file."""
+    ours, parse, sklearn = (res[f"{n}@{mb:g}"] for n in ("sparse_ours", "sparse_parse", "sklearn"))
+    size = sizes[f"sparse@{mb:g}"] / C.MB
+    e2e = rate(ours) / rate(sklearn)
+    parse_rate = med(parse, lambda r: r["samples"] / (r["seconds"] + r["index_s"]))
     return [
-        row("sparse: ours end to end, MB/s", f"{med(res['sparse_ours'], lambda r: mb / r['seconds']):.0f}"
-            f" MB/s ({rate(res['sparse_ours']):,.0f} samples/s)"),
-        row("sparse: scikit-learn load_svmlight_file + 256-row slices, samples/s",
-            f"{rate(res['sklearn']):,.0f}"),
-        row("sparse end to end vs scikit-learn", f"{e2e:.2f}x", TARGETS["sparse"], e2e,
+        row(f"sparse {size:.0f} MB: ours end to end, MB/s", f"{med(ours, lambda r: size / r['seconds']):.0f}"
+            f" MB/s ({rate(ours):,.0f} samples/s)"),
+        row(f"sparse {size:.0f} MB: scikit-learn load_svmlight_file + 256-row slices, samples/s",
+            f"{rate(sklearn):,.0f}"),
+        row(f"sparse {size:.0f} MB: end to end vs scikit-learn", f"{e2e:.2f}x", TARGETS["sparse"], e2e,
             f">= {TARGETS['sparse']:g}x"),
         row("  diagnostic: parse only (index + parse) vs scikit-learn",
-            f"{parse / rate(res['sklearn']):.2f}x"),
+            f"{parse_rate / rate(sklearn):.2f}x"),
         row("  diagnostic: sparse end to end / parse only (MB/s ratio)",
-            f"{med(res['sparse_parse'], 'seconds') / med(res['sparse_ours'], 'seconds'):.2f}"),
+            f"{med(parse, 'seconds') / med(ours, 'seconds'):.2f}"),
     ]
 
 
@@ -187,20 +191,21 @@ def planning_rows(res: dict[str, list[dict]]) -> list[list]:
     ]
 
 
-def check_rows(res: dict[str, list[dict]]) -> list[list]:
-    """Samples and checksums agree between contenders; peak RSS."""
+def check_rows(res: dict[str, list[dict]], mb: float) -> list[list]:
+    """Samples and checksums agree between contenders (the ``mb`` MB sparse file); peak RSS."""
     def spread(names: list[str]) -> float:
         sums = [res[n][0]["checksum"] for n in names]
         return max(abs(s - sums[0]) for s in sums) / max(abs(sums[0]), 1e-300)
     dense = ["parse", "ours", "ours_frames", "pandas", "memory"]
+    sparse = [f"{n}@{mb:g}" for n in ("sparse_parse", "sparse_ours", "sklearn")]
     return [
         row("samples per sweep (parse / ours / pandas / memory / sparse ours / sklearn)", " / ".join(
-            str(res[n][0]["samples"]) for n in dense[:2] + dense[3:] + ["sparse_ours", "sklearn"])),
+            str(res[n][0]["samples"]) for n in dense[:2] + dense[3:] + sparse[1:])),
         row("sum of all values: max relative difference (dense / sparse contenders)",
-            f"{spread(dense):.1e} / {spread(['sparse_parse', 'sparse_ours', 'sklearn']):.1e}"),
-        row("peak RSS (VmHWM): ours / parse only / pandas / sparse ours / sklearn", " / ".join(
-            C.mib(max(r["peak_rss"] for r in res[n]))
-            for n in ("ours", "parse", "pandas", "sparse_ours", "sklearn"))),
+            f"{spread(dense):.1e} / {spread(sparse):.1e}"),
+        row(f"peak RSS (VmHWM): ours / parse only / pandas / sparse ours / sklearn ({mb:g} MB)",
+            " / ".join(C.mib(max(r["peak_rss"] for r in res[n]))
+                       for n in ("ours", "parse", "pandas", *sparse[1:]))),
     ]
 
 
@@ -287,15 +292,19 @@ def main(argv: list[str] | None = None) -> None:
     load = C.LoadMonitor()
     first_baseline = C.run_child(__file__, {"contender": "empty"})
     res = measure(specs, args.rounds)
-    sizes = {k: os.path.getsize(specs[n]["path"]) for k, n in (("mnist", "ours"), ("sparse", "sparse_ours"))}
+    sizes = {"mnist": os.path.getsize(specs["ours"]["path"]),
+             **{f"sparse@{mb:g}": os.path.getsize(specs[f"sparse_ours@{mb:g}"]["path"])
+                for mb in args.sparse_sizes_mb}}
+    sparse_mb = " and ".join(f"{sizes[f'sparse@{mb:g}'] / C.MB:.0f}" for mb in args.sparse_sizes_mb)
     print(f"\nEngine benchmark: {sizes['mnist'] / C.MB:.0f} MB MNIST-like CTF "
           f"({res['ours'][0]['samples']} samples, {res['ours'][0]['chunks']} chunks) and "
-          f"{sizes['sparse'] / C.MB:.0f} MB sparse CTF, chunk_size_in_bytes={args.chunk_size}, "
+          f"{sparse_mb} MB sparse CTF, chunk_size_in_bytes={args.chunk_size}, "
           f"minibatch {MB_SIZE}, {args.rounds} alternating rounds (medians), {os.cpu_count()} CPUs, "
           f"{C.code_version()}")
     C.print_table(["metric", "value", "target", "status"],
-                  end_to_end_rows(res, sizes) + memory_delivery_rows(res) + sparse_rows(res, sizes)
-                  + planning_rows(res) + check_rows(res))
+                  end_to_end_rows(res, sizes) + memory_delivery_rows(res)
+                  + [r for mb in args.sparse_sizes_mb for r in sparse_rows(res, sizes, mb)]
+                  + planning_rows(res) + check_rows(res, args.sparse_sizes_mb[0]))
     if not args.no_memory_table:
         configs, probe = memory_configs(specs["ours"]["path"], sizes["mnist"], args.chunk_size)
         print("# bounded-window runs", file=sys.stderr, flush=True)

@@ -6,7 +6,7 @@
 #
 # Targets: cpp/fuzz/ctf_fuzz.cc (CTF indexer + parser),
 # cpp/fuzz/randomizer_fuzz.cc (block randomizer), cpp/fuzz/engine_fuzz.cc (the engine's
-# walk, locate, first-fit and gather kernels), cpp/fuzz/text_fuzz.cc
+# walk, locate, first-fit, gather and assemble kernels), cpp/fuzz/text_fuzz.cc
 # (nmt text kernels + tf.data shuffle and interleave orders), cpp/fuzz/image_fuzz.cc (PNG
 # decoder), cpp/fuzz/tfrecord_fuzz.cc
 # (TFRecord framing, CRC-32C, tf.train.Example decoding; seeds in
@@ -52,8 +52,8 @@ declare -A sources=(
   [randomizer_fuzz]="cpp/fuzz/randomizer_fuzz.cc cpp/engine/block_randomizer.cc"
   [text_fuzz]="cpp/fuzz/text_fuzz.cc cpp/text/tokens.cc cpp/tfdata/shuffle.cc cpp/tfdata/interleave.cc"
   [tfrecord_fuzz]="cpp/fuzz/tfrecord_fuzz.cc cpp/tfrecord/crc32c.cc cpp/tfrecord/records.cc cpp/tfrecord/example.cc cpp/tfrecord/example_sequence.cc"
-  [htk_fuzz]="cpp/fuzz/htk_fuzz.cc cpp/htk/scp.cc cpp/htk/mlf.cc cpp/htk/features.cc"
-  [engine_fuzz]="cpp/fuzz/engine_fuzz.cc cpp/engine/select.cc cpp/engine/gather.cc"
+  [htk_fuzz]="cpp/fuzz/htk_fuzz.cc cpp/htk/scp.cc cpp/htk/mlf.cc cpp/htk/features.cc cpp/engine/gather.cc"
+  [engine_fuzz]="cpp/fuzz/engine_fuzz.cc cpp/engine/select.cc cpp/engine/gather.cc cpp/engine/assemble.cc"
   [image_fuzz]="cpp/fuzz/image_fuzz.cc cpp/image/png.cc -lz"
 )
 

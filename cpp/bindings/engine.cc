@@ -130,6 +130,15 @@ nb::tuple first_fit(Vec1<int64_t> lengths) {
   return nb::make_tuple(count, width, owned_numpy(std::move(rows)), owned_numpy(std::move(starts)));
 }
 
+nb::object segment_of(Vec1<int64_t> offsets, Vec1<int64_t> positions) {
+  check(offsets.shape(0) >= 1, "offsets should hold at least one entry");
+  std::vector<int64_t> out(positions.shape(0));
+  check(mb::engine::segment_of(offsets.data(), offsets.shape(0) - 1, positions.data(),
+                               positions.shape(0), out.data()),
+        "a position lies outside the segments");
+  return owned_numpy(std::move(out));
+}
+
 // Slot flags of a shared-memory ring (adapters/shm_ring.py): one process
 // stores with release semantics after it is done with a slot, another loads
 // with acquire semantics before it writes the slot again.
@@ -173,6 +182,7 @@ void bind_engine(nb::module_& m) {
   m.def("engine_chunk_uses", &chunk_uses, "sequences"_a, "source_chunk"_a.none(), "counter_base"_a,
         "workers"_a, "rank"_a, "chunk_starts"_a);
   m.def("engine_first_fit", &first_fit, "lengths"_a);
+  m.def("engine_segment_of", &segment_of, "offsets"_a, "positions"_a);
   m.def("atomic_load_i64", &atomic_load, "flags"_a, "index"_a);
   m.def("atomic_store_i64", &atomic_store, "flags"_a, "index"_a, "value"_a);
   bind_chunk_registry(m);

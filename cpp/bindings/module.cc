@@ -317,7 +317,7 @@ nb::object gather_dense(const std::vector<AnyArray>& values, size_t row_bytes,
     sources.push_back({static_cast<const uint8_t*>(v.data()), int64_t(v.nbytes() / row_bytes)});
   }
   const auto p = pieces(source, start, length);
-  mb::Buffer<uint8_t> out;
+  mb::HeapBuffer<uint8_t> out;
   bool ok;
   {
     nb::gil_scoped_release release;

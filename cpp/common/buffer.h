@@ -24,19 +24,25 @@ namespace mb {
 
 constexpr size_t kMmapThreshold = size_t(1) << 20;
 
-template <typename T>
+// kMapLarge: blocks of kMmapThreshold bytes or more come from mmap (Buffer); else always
+// from malloc (HeapBuffer).
+template <typename T, bool kMapLarge = true>
 struct BufferAllocator {
   using value_type = T;
+  template <typename U>
+  struct rebind {
+    using other = BufferAllocator<U, kMapLarge>;
+  };
 
   BufferAllocator() noexcept = default;
   template <typename U>
-  BufferAllocator(const BufferAllocator<U>&) noexcept {}
+  BufferAllocator(const BufferAllocator<U, kMapLarge>&) noexcept {}
 
   T* allocate(size_t n) {
     const size_t bytes = n * sizeof(T);
     if (n > size_t(-1) / sizeof(T)) throw std::bad_alloc();
 #ifdef MB_HAVE_MMAP
-    if (bytes >= kMmapThreshold) {
+    if (kMapLarge && bytes >= kMmapThreshold) {
       void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (p == MAP_FAILED) throw std::bad_alloc();
       return static_cast<T*>(p);
@@ -49,7 +55,7 @@ struct BufferAllocator {
 
   void deallocate(T* p, size_t n) noexcept {
 #ifdef MB_HAVE_MMAP
-    if (n * sizeof(T) >= kMmapThreshold) {
+    if (kMapLarge && n * sizeof(T) >= kMmapThreshold) {
       munmap(p, n * sizeof(T));
       return;
     }
@@ -69,12 +75,18 @@ struct BufferAllocator {
   }
 
   template <typename U>
-  bool operator==(const BufferAllocator<U>&) const noexcept { return true; }
+  bool operator==(const BufferAllocator<U, kMapLarge>&) const noexcept { return true; }
   template <typename U>
-  bool operator!=(const BufferAllocator<U>&) const noexcept { return false; }
+  bool operator!=(const BufferAllocator<U, kMapLarge>&) const noexcept { return false; }
 };
 
 template <typename T>
 using Buffer = std::vector<T, BufferAllocator<T>>;
+
+// Per-minibatch outputs (gathers): allocated and freed once per minibatch, mostly with the
+// same size, so the heap hands the same block back; mapped memory would be faulted in page
+// by page every time (about 1 ms for the 7 MB of a 4096-frame HTK minibatch with context).
+template <typename T>
+using HeapBuffer = std::vector<T, BufferAllocator<T, false>>;
 
 }  // namespace mb

@@ -146,6 +146,7 @@ WindowedRandomizer::WindowedRandomizer(const int64_t* chunk_sequences,
 
 void WindowedRandomizer::restart() {
   rng_.seed(seed_);
+  pending_head_ = pending_count_ = 0;
   t_ = 0;
   kt_ = 0;
   lo_ = 0;
@@ -169,15 +170,50 @@ int32_t WindowedRandomizer::chunk_of(int64_t position, int32_t lo, int32_t hi) c
   return int32_t(at - start_.begin()) - 1;
 }
 
+uint64_t WindowedRandomizer::draw() {
+  if (pending_count_ == 0) return rng_();
+  const uint64_t value = pending_[pending_head_];
+  pending_head_ = (pending_head_ + 1) % kLookAhead;
+  --pending_count_;
+  return value;
+}
+
+uint64_t WindowedRandomizer::peek(size_t ahead) {
+  while (pending_count_ <= ahead) {
+    pending_[(pending_head_ + pending_count_) % kLookAhead] = rng_();
+    ++pending_count_;
+  }
+  return pending_[(pending_head_ + ahead) % kLookAhead];
+}
+
+// Step t's first candidate, assuming every step until then takes one draw (the usual case;
+// a wrong guess only costs a useless prefetch).
+void WindowedRandomizer::prefetch_step(int64_t t) {
+#if defined(__GNUC__) || defined(__clang__)
+  if (t >= start_.back()) return;
+  int32_t k = kt_;
+  while (t >= start_[k + 1]) ++k;
+  const int64_t lo = start_[order_.window_begin[k]], hi = start_[order_.window_end[k]];
+  const int64_t j = lo + int64_t(peek(size_t(t - t_)) % uint64_t(hi - lo)) - lo_;
+  if (j >= 0 && j < int64_t(seq_.size())) {
+    __builtin_prefetch(&seq_[size_t(j)], 1, 3);
+    __builtin_prefetch(&src_[size_t(j)], 1, 3);
+  }
+#else
+  (void)t;
+#endif
+}
+
 // One step of the sequence swaps (randomize_sweep's loop body, on the buffer).
 void WindowedRandomizer::step() {
   while (t_ >= start_[kt_ + 1]) ++kt_;
   const int32_t wb = order_.window_begin[kt_], we = order_.window_end[kt_];
   const int64_t lo = start_[wb], hi = start_[we];
   extend_to(hi);
+  prefetch_step(t_ + int64_t(kLookAhead) - 1);
   const size_t t = size_t(t_ - lo_);
   for (;;) {
-    const int64_t j = lo + int64_t(rng_() % uint64_t(hi - lo));
+    const int64_t j = lo + int64_t(draw() % uint64_t(hi - lo));
     const int32_t kj = chunk_of(j, wb, we);
     const size_t i = size_t(j - lo_);
     const int32_t sj = src_[i], st = src_[t];

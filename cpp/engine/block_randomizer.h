@@ -7,6 +7,8 @@
 #include <random>
 #include <vector>
 
+#include "../common/buffer.h"
+
 namespace mb::engine {
 
 struct SweepOrder {
@@ -46,6 +48,9 @@ class WindowedRandomizer {
   void restart();
   void extend_to(int64_t position);
   void step();
+  uint64_t draw();                 // the next draw of rng_ (from the look-ahead first)
+  uint64_t peek(size_t ahead);     // the draw `ahead` places after the next one
+  void prefetch_step(int64_t t);   // the positions step t will likely swap
   void drop_below(int64_t position);
   int32_t chunk_of(int64_t position, int32_t lo, int32_t hi) const;
 
@@ -56,11 +61,19 @@ class WindowedRandomizer {
   std::vector<int32_t> floor_;           // lowest window begin of chunk k and every later one
   uint64_t seed_;
   std::mt19937_64 rng_;
+  // Draws taken from rng_ ahead of their steps, in order (the sequence is rng_'s own), so that
+  // the positions a later step swaps are prefetched: steps are bound by memory latency when
+  // the window is large (~180 ns per frame for a 128-chunk window without it).
+  static constexpr size_t kLookAhead = 16;
+  uint64_t pending_[kLookAhead] = {};
+  size_t pending_head_ = 0, pending_count_ = 0;
   int64_t t_ = 0;                        // next step
   int32_t kt_ = 0;                       // chunk of position t_
   int64_t lo_ = 0;                       // position of seq_[0]
-  std::vector<int64_t> seq_;             // positions [lo_, lo_ + size)
-  std::vector<int32_t> src_;
+  // Positions [lo_, lo_ + size): mapped, not heap, memory when large (it may grow on a
+  // helper thread, whose malloc arena would keep what it frees; see bindings/randomizer.cc)
+  Buffer<int64_t> seq_;
+  Buffer<int32_t> src_;
 };
 
 }  // namespace mb::engine

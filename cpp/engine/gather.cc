@@ -1,6 +1,7 @@
 // Gather kernels (see gather.h).
 #include "gather.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace mb::engine {
@@ -13,14 +14,17 @@ namespace {
 constexpr size_t kPrefetchAhead = 2;
 constexpr size_t kPrefetchBytes = 512;
 constexpr size_t kIndexAhead = 8;  // the same for the (small) index entries of a piece
+// A context window (11 rows of 160 bytes in HTK's usual setup) is fetched whole.
+constexpr size_t kContextPrefetchBytes = 2048;
 
-inline void prefetch(const uint8_t* p, size_t bytes) {
+inline void prefetch(const uint8_t* p, size_t bytes, size_t cap = kPrefetchBytes) {
 #if defined(__GNUC__) || defined(__clang__)
-  const size_t n = bytes < kPrefetchBytes ? bytes : kPrefetchBytes;
+  const size_t n = bytes < cap ? bytes : cap;
   for (size_t at = 0; at < n; at += 64) __builtin_prefetch(p + at, 0, 3);
 #else
   (void)p;
   (void)bytes;
+  (void)cap;
 #endif
 }
 
@@ -84,7 +88,7 @@ int64_t checked_rows(const DenseSource* sources, size_t source_count, const Piec
 }  // namespace
 
 bool gather_dense(const DenseSource* sources, size_t source_count, size_t row_bytes,
-                  const Pieces& pieces, Buffer<uint8_t>* out) {
+                  const Pieces& pieces, HeapBuffer<uint8_t>* out) {
   const int64_t rows = checked_rows(sources, source_count, pieces);
   if (rows < 0) return false;
   out->resize(size_t(rows) * row_bytes);
@@ -143,6 +147,67 @@ bool gather_csr(const CsrSource* sources, size_t source_count, size_t value_byte
                   s.indices + size_t(first) * index_bytes, count * index_bytes);
     }
     at += int64_t(count);
+  }
+  return true;
+}
+
+bool context_bounds_valid(const ContextSource& c) {
+  if (c.rows < 0 || c.bound_count < 1 || c.bounds[0] != 0 ||
+      c.bounds[c.bound_count - 1] != c.rows) {
+    return false;
+  }
+  for (int64_t k = 1; k < c.bound_count; ++k) {
+    if (c.bounds[k] < c.bounds[k - 1]) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// The expanded rows of one piece (its range checked) to out; returns the end of what it wrote.
+uint8_t* context_piece(const ContextSource& c, size_t row_bytes, int64_t start, int64_t length,
+                       int32_t left, int32_t right, uint8_t* out) {
+  const int64_t* end = c.bounds + c.bound_count;
+  const int64_t* u = std::upper_bound(c.bounds, end, start) - 1;
+  const size_t width = row_bytes * size_t(1 + left + right);
+  for (int64_t r = start; r < start + length; ++r) {
+    while (u + 1 < end && r >= u[1]) ++u;
+    const int64_t lo = u[0], hi = u[1] - 1;
+    if (r - left >= lo && r + right <= hi) {  // inside the segment: the window is contiguous
+      std::memcpy(out, c.data + size_t(r - left) * row_bytes, width);
+      out += width;
+      continue;
+    }
+    for (int64_t j = -int64_t(left); j <= int64_t(right); ++j) {
+      std::memcpy(out, c.data + size_t(std::clamp(r + j, lo, hi)) * row_bytes, row_bytes);
+      out += row_bytes;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool context_gather(const ContextSource* sources, size_t source_count, size_t row_bytes,
+                    const Pieces& pieces, int32_t left, int32_t right, uint8_t* out) {
+  if (left < 0 || right < 0) return false;
+  for (size_t i = 0; i < pieces.count; ++i) {
+    if (!in_range(sources, source_count, pieces, i)) return false;
+  }
+  const size_t width = row_bytes * size_t(1 + left + right);
+  for (size_t i = 0; i < pieces.count; ++i) {
+    if (i + kPrefetchAhead < pieces.count) {  // rows scattered over the window: fetch ahead
+      const size_t j = i + kPrefetchAhead;
+      const ContextSource& t = sources[pieces.source[j]];
+      const int64_t first = std::max<int64_t>(0, pieces.start[j] - left);
+      if (first < t.rows) {
+        const size_t room = size_t(t.rows - first) * row_bytes;
+        prefetch(t.data + size_t(first) * row_bytes, std::min(room, width), kContextPrefetchBytes);
+      }
+    }
+    if (pieces.length[i] == 0) continue;
+    out = context_piece(sources[pieces.source[i]], row_bytes, pieces.start[i], pieces.length[i],
+                        left, right, out);
   }
   return true;
 }

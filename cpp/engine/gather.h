@@ -35,7 +35,7 @@ struct Pieces {
 // Output rows of every piece, in order. Returns false when a range lies
 // outside its source (nothing useful is written then).
 bool gather_dense(const DenseSource* sources, size_t source_count, size_t row_bytes,
-                  const Pieces& pieces, Buffer<uint8_t>* out);
+                  const Pieces& pieces, HeapBuffer<uint8_t>* out);
 
 // The same into `dst`, which holds `capacity` bytes; `*written` is set to the
 // bytes the rows take. Returns false, writing nothing, when a range lies
@@ -44,13 +44,33 @@ bool gather_dense_into(const DenseSource* sources, size_t source_count, size_t r
                        const Pieces& pieces, uint8_t* dst, size_t capacity, size_t* written);
 
 struct CsrOutput {
-  Buffer<uint8_t> values;
-  Buffer<uint8_t> indices;
-  Buffer<int64_t> indptr;
+  HeapBuffer<uint8_t> values;
+  HeapBuffer<uint8_t> indices;
+  HeapBuffer<int64_t> indptr;
 };
 
 bool gather_csr(const CsrSource* sources, size_t source_count, size_t value_bytes,
                 size_t index_bytes, const Pieces& pieces, CsrOutput* out);
+
+// Rows with neighbours (HTK context windows): output row i of a piece is the
+// concatenation of the rows clamp(r + j, ub, ue - 1), j = -left..right, where r
+// is the piece's row i and [ub, ue) the segment of `bounds` that holds it.
+struct ContextSource {
+  const uint8_t* data;    // row-major records of `row_bytes`
+  int64_t rows;
+  const int64_t* bounds;  // increasing, bounds[0] == 0, bounds[bound_count - 1] == rows
+  int64_t bound_count;
+};
+
+// Whether `bounds` satisfy ContextSource's rule (the gather relies on it).
+bool context_bounds_valid(const ContextSource& source);
+
+// Rows of every piece with their neighbours, in order, to `out` (sum of lengths
+// rows of row_bytes * (1 + left + right) bytes). Every source's bounds must be
+// valid (context_bounds_valid); returns false when a range lies outside its source
+// or left/right is negative (nothing useful is written then).
+bool context_gather(const ContextSource* sources, size_t source_count, size_t row_bytes,
+                    const Pieces& pieces, int32_t left, int32_t right, uint8_t* out);
 
 // Sample ranges of sequences: piece i is sequence `within[i]` of `offsets[source[i]]`.
 bool sequence_ranges(const int64_t* const* offsets, const int64_t* offset_counts,

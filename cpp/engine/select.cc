@@ -58,22 +58,36 @@ bool found(int64_t s, size_t c, const int64_t* chunk_starts, size_t chunk_count)
 
 bool locate(const int64_t* sequences, size_t n, const int64_t* chunk_starts, size_t chunk_count,
             Located* out) {
-  std::vector<int64_t> chunk(n);
-  for (size_t i = 0; i < n; ++i) {
-    const size_t c = chunk_of(sequences[i], chunk_starts, chunk_count);
-    if (!found(sequences[i], c, chunk_starts, chunk_count)) return false;
-    chunk[i] = int64_t(c);
-  }
-  out->chunks = chunk;
-  std::sort(out->chunks.begin(), out->chunks.end());
-  out->chunks.erase(std::unique(out->chunks.begin(), out->chunks.end()), out->chunks.end());
+  // A minibatch touches few chunks: number them as they are found (a short linear search),
+  // then sort the few and renumber.
+  std::vector<int64_t> seen;
   out->source.resize(n);
   out->within.resize(n);
+  size_t last = 0;  // the previous sequence's chunk and its number
+  int32_t last_slot = -1;
   for (size_t i = 0; i < n; ++i) {
-    const auto at = std::lower_bound(out->chunks.begin(), out->chunks.end(), chunk[i]);
-    out->source[i] = int32_t(at - out->chunks.begin());
-    out->within[i] = sequences[i] - chunk_starts[chunk[i]];
+    const int64_t s = sequences[i];
+    size_t c = last;
+    if (last_slot < 0 || !found(s, c, chunk_starts, chunk_count)) {
+      c = chunk_of(s, chunk_starts, chunk_count);
+      if (!found(s, c, chunk_starts, chunk_count)) return false;
+      const auto at = std::find(seen.begin(), seen.end(), int64_t(c));
+      last_slot = int32_t(at - seen.begin());
+      if (at == seen.end()) seen.push_back(int64_t(c));
+      last = c;
+    }
+    out->source[i] = last_slot;
+    out->within[i] = s - chunk_starts[c];
   }
+  std::vector<int32_t> order(seen.size()), rank(seen.size());
+  for (size_t j = 0; j < seen.size(); ++j) order[j] = int32_t(j);
+  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return seen[a] < seen[b]; });
+  out->chunks.resize(seen.size());
+  for (size_t r = 0; r < order.size(); ++r) {
+    rank[size_t(order[r])] = int32_t(r);
+    out->chunks[r] = seen[size_t(order[r])];
+  }
+  for (auto& j : out->source) j = rank[size_t(j)];
   return true;
 }
 
@@ -112,6 +126,16 @@ int64_t first_fit(const int64_t* lengths, size_t n, int64_t* rows, int64_t* star
     used[row] += lengths[i];
   }
   return int64_t(used.size());
+}
+
+bool segment_of(const int64_t* offsets, size_t count, const int64_t* positions, size_t n,
+                int64_t* segment) {
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t p = positions[i];
+    if (count == 0 || p < offsets[0] || p >= offsets[count]) return false;
+    segment[i] = int64_t(std::upper_bound(offsets, offsets + count + 1, p) - offsets) - 1;
+  }
+  return true;
 }
 
 #define MB_WALK(L, I)                                                                      \

@@ -86,4 +86,10 @@ bool chunk_uses(const Index* sequences, int64_t count, const Ownership& owner,
 // starts (n each); returns the number of rows. Lengths must be non-negative.
 int64_t first_fit(const int64_t* lengths, size_t n, int64_t* rows, int64_t* starts);
 
+// The segment holding each position: the last s with offsets[s] <= positions[i]
+// (offsets: count + 1 non-decreasing entries). Returns false when a position lies
+// outside [offsets[0], offsets[count]).
+bool segment_of(const int64_t* offsets, size_t count, const int64_t* positions, size_t n,
+                int64_t* segment);
+
 }  // namespace mb::engine

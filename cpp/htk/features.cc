@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <vector>
+
+#include "../engine/gather.h"
 
 namespace mb::htk {
 namespace {
@@ -272,44 +275,14 @@ template ReadError read_frames<double>(const Header*, const FrameRange*, size_t,
 bool context_gather(const ContextSource* sources, size_t source_count, size_t row_bytes,
                     const int32_t* source, const int64_t* start, const int64_t* length,
                     size_t pieces, int32_t left, int32_t right, uint8_t* out) {
-  if (left < 0 || right < 0) return false;
+  std::vector<engine::ContextSource> engine_sources;  // the engine's kernel (one implementation)
   for (size_t s = 0; s < source_count; ++s) {
-    const ContextSource& c = sources[s];
-    if (c.bound_count < 1 || c.bounds[0] != 0 || c.bounds[c.bound_count - 1] != c.row_count) {
-      return false;
-    }
-    for (int64_t k = 1; k < c.bound_count; ++k) {
-      if (c.bounds[k] < c.bounds[k - 1]) return false;
-    }
+    engine_sources.push_back({sources[s].rows, sources[s].row_count, sources[s].bounds,
+                              sources[s].bound_count});
+    if (!engine::context_bounds_valid(engine_sources.back())) return false;
   }
-  for (size_t p = 0; p < pieces; ++p) {
-    if (source[p] < 0 || size_t(source[p]) >= source_count || start[p] < 0 || length[p] < 0 ||
-        start[p] > sources[source[p]].row_count - length[p]) {
-      return false;
-    }
-  }
-  for (size_t p = 0; p < pieces; ++p) {
-    if (length[p] == 0) continue;
-    const ContextSource& c = sources[source[p]];
-    const int64_t* end = c.bounds + c.bound_count;
-    const int64_t* u = std::upper_bound(c.bounds, end, start[p]) - 1;
-    const size_t width = row_bytes * size_t(1 + left + right);
-    for (int64_t r = start[p]; r < start[p] + length[p]; ++r) {
-      while (u + 1 < end && r >= u[1]) ++u;
-      const int64_t lo = u[0], hi = u[1] - 1;
-      if (r - left >= lo && r + right <= hi) {  // inside the sequence: the window is contiguous
-        std::memcpy(out, c.rows + size_t(r - left) * row_bytes, width);
-        out += width;
-        continue;
-      }
-      for (int64_t j = -int64_t(left); j <= int64_t(right); ++j) {
-        const int64_t at = std::clamp(r + j, lo, hi);
-        std::memcpy(out, c.rows + size_t(at) * row_bytes, row_bytes);
-        out += row_bytes;
-      }
-    }
-  }
-  return true;
+  return engine::context_gather(engine_sources.data(), source_count, row_bytes,
+                                {source, start, length, pieces}, left, right, out);
 }
 
 }  // namespace mb::htk

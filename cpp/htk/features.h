@@ -90,7 +90,8 @@ ReadError read_frames(const Header* headers, const FrameRange* ranges, size_t co
 
 // Frames with neighbours: output row i of piece p is the concatenation of the
 // rows clamp(r + j, ub, ue - 1), j = -left..right, where r is the piece's
-// row i and [ub, ue) the sequence (bounds) that holds it.
+// row i and [ub, ue) the sequence (bounds) that holds it. Checks the bounds,
+// then runs the engine's kernel (mb::engine::context_gather, cpp/engine/gather.h).
 struct ContextSource {
   const uint8_t* rows;
   int64_t row_count;

@@ -129,6 +129,14 @@ def test_references_rebuild_as_tensors_over_the_slot_and_free_it():
     assert isinstance(ring.pack({"x": torch.zeros(1)})["x"], shm_ring.RingTensor)  # free again
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool, torch.bfloat16])
+def test_every_dtype_rebuilds_with_its_shape(dtype):
+    ring = shm_ring.WorkerRing(slots=2)
+    x = (torch.arange(24) % 3).to(dtype).reshape(2, 3, 4)
+    received = shipped(ring.pack({"x": x}))["x"]
+    assert received.dtype == dtype and received.shape == (2, 3, 4) and torch.equal(received, x)
+
+
 def test_ring_option_is_checked(data):
     with pytest.raises(ConfigError, match="worker_ring should be a slot count >= 0"):
         MinibatchDataset(factory(data), SIZE, worker_ring=-1)

@@ -6,6 +6,9 @@ cover every exact use, and the same worker shares."""
 
 from __future__ import annotations
 
+import os
+import time
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -118,3 +121,32 @@ def test_the_windowed_randomizer_refuses_bad_arguments():
     with pytest.raises(ValueError, match="chunk should be in"):
         r.chunk(2)
     assert isinstance(FrameOrder(FileOrder()).plan(frame_table([3]), 0, 0), FramePlan)
+
+
+def test_chunks_computed_ahead_are_the_chunks_asked_for():
+    counts = np.full(12, 500, np.int64)
+    ahead = _native.WindowedRandomizer(counts, counts, 3, False, 5)
+    plain = _native.WindowedRandomizer(counts, counts, 3, False, 5)
+    for k in [0, 1, 2, 5, 6, 3, 11, 0]:  # in order, skipping, backwards (a replay)
+        got, want = ahead.chunk(k, True), plain.chunk(k)
+        assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_randomizer_forked_while_its_helper_runs_stays_exact():
+    counts = np.full(6, 400_000, np.int64)  # the helper computing chunk 1 takes ~50 ms
+    want = _native.WindowedRandomizer(counts, counts, 2, False, 3).chunk(1)[0]
+    r = _native.WindowedRandomizer(counts, counts, 2, False, 3)
+    r.chunk(0, True)
+    time.sleep(0.005)  # the helper is inside its steps, holding the randomizer's mutex
+    pid = os.fork()  # it must not be running in the child (nor its mutex held there)
+    if pid == 0:
+        os._exit(0 if np.array_equal(r.chunk(1)[0], want) else 1)
+    deadline = time.monotonic() + 30
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if done[0] == 0:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    assert done[0] == pid and os.WEXITSTATUS(done[1]) == 0
+    assert np.array_equal(r.chunk(1)[0], want)

@@ -1,4 +1,4 @@
-"""The engine's native kernels (cpp/engine/select.cc, cpp/bindings/chunk_registry.cc)
+"""The engine's native kernels (cpp/engine/select.cc; assemble: test_assemble.py)
 against compact Python references of the loops they replace, on random inputs."""
 
 from __future__ import annotations
@@ -139,48 +139,6 @@ def test_locate_rejects_sequences_outside_the_table():
         _native.engine_locate(np.array([5], np.int64), np.array([0, 2, 5], np.int64))
     with pytest.raises(ValueError, match="no chunk"):
         _native.engine_locate(np.array([-1], np.int64), np.array([0, 2, 5], np.int64))
-
-
-def test_registry_gathers_dense_and_sparse_sequences_by_chunk_id():
-    registry = _native.ChunkRegistry()
-    dense = np.arange(12, dtype=np.float32).reshape(6, 2)
-    offsets = np.array([0, 2, 3, 6], np.int64)  # sequences of 2, 1 and 3 samples
-    values, indices = np.arange(1, 8, dtype=np.float64), np.array([0, 4, 1, 2, 3, 0, 4], np.int32)
-    indptr = np.array([0, 2, 3, 3, 5, 6, 7], np.int64)
-    registry.add(40, [(offsets, dense, None, None), (offsets, values, indices, indptr)])
-    registry.add(41, [(np.array([0, 1], np.int64), dense[:1] + 100, None, None),
-                      (np.array([0, 1], np.int64), values[:2], indices[:2], indptr[:2])])
-    assert 40 in registry and len(registry) == 2
-    ids, source, within = np.array([40, 41], np.int64), np.array([0, 1, 0], np.int32), np.array([2, 0, 1])
-    raw, lengths, _, written = registry.gather_dense(0, 8, ids, source, within)
-    assert lengths.tolist() == [3, 1, 1] and written == 0
-    assert raw.view(np.float32).reshape(-1, 2).tolist() == dense[[3, 4, 5]].tolist() + [
-        [100.0, 101.0], dense[2].tolist()]
-    v, i, p, lengths = registry.gather_csr(1, 8, 4, ids, source, within)
-    assert p.tolist() == [0, 2, 3, 4, 6, 6] and lengths.tolist() == [3, 1, 1]
-    assert v.view(np.float64).tolist() == [4.0, 5.0, 6.0, 7.0, 1.0, 2.0]
-    assert i.view(np.int32).tolist() == [2, 3, 0, 4, 0, 4]
-    none, lengths, first, _ = registry.gather_dense(0, 8, ids[:1], np.zeros(2, np.int32),
-                                                    np.array([1, 2]))
-    assert none is None and first == 2 and lengths.tolist() == [1, 3]  # one run: the caller views
-    out = np.full(48, 255, np.uint8)  # a caller's buffer (the worker ring): 5 rows of 8 bytes fit
-    none, lengths, _, written = registry.gather_dense(0, 8, ids, source, within, out)
-    assert none is None and written == 40 and out[40:].tolist() == [255] * 8
-    assert out[:40].view(np.float32).reshape(-1, 2).tolist() == raw.view(np.float32).reshape(
-        -1, 2).tolist()
-    fresh, _, _, written = registry.gather_dense(0, 8, ids, source, within, out[:39])
-    assert written == 0 and fresh.tobytes() == raw.tobytes()  # no room: a new array
-    with pytest.raises(ValueError, match="outside"):
-        registry.gather_dense(0, 8, ids[:1], np.zeros(1, np.int32), np.array([3]), out)
-    registry.remove(41)
-    with pytest.raises(ValueError, match="not loaded"):
-        registry.gather_dense(0, 8, ids, source, within)
-    with pytest.raises(ValueError, match="outside"):
-        registry.gather_dense(0, 8, ids[:1], np.zeros(1, np.int32), np.array([3]))
-    with pytest.raises(ValueError, match="multiple of row_bytes"):
-        registry.gather_dense(0, 20, ids[:1], np.zeros(1, np.int32), np.array([0]))
-    with pytest.raises(ValueError, match="not sparse"):
-        registry.gather_csr(0, 8, 4, ids[:1], np.zeros(1, np.int32), np.array([0]))
 
 
 def test_dropped_chunks_are_unregistered_and_freed():

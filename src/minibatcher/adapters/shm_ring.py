@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from typing import Any
 
@@ -84,7 +85,10 @@ class WorkerRing:
     def pack(self, batch: Any) -> Any:
         """``batch`` with its dense CPU tensors as references into the current slot
         (those gathered there already, the others copied while room is left)."""
-        leaves = [t for t in _leaves(batch) if _movable(t)]
+        if isinstance(batch, dict) and all(type(v) is torch.Tensor for v in batch.values()):
+            leaves = [t for t in batch.values() if _movable(t)]  # the usual batch: no walk
+        else:
+            leaves = [t for t in _leaves(batch) if _movable(t)]
         need = sum(_aligned(t.nbytes) for t in leaves)
         if self._cursor < 0 and leaves:
             self._room(need)
@@ -99,13 +103,17 @@ class WorkerRing:
             self.sent += 1
         if len(moved) < len(leaves):
             self._room(need)  # the next minibatches fit (when the size limit allows)
-        return map_leaves(batch, lambda v: moved.get(id(v), v)) if moved else batch
+        if not moved:
+            return batch
+        if isinstance(batch, dict) and all(type(v) is torch.Tensor for v in batch.values()):
+            return {k: moved.get(id(v), v) for k, v in batch.items()}
+        return map_leaves(batch, lambda v: moved.get(id(v), v))
 
     def _place(self, t: torch.Tensor, lease: "_Lease") -> "RingTensor | None":
         """``t`` as a reference into the open slot: in place when the reader
         gathered it there, else copied while room is left (None: no room)."""
-        base, start = self._array.ctypes.data, self._slot_start()
-        offset = t.data_ptr() - base
+        start = self._slot_start()
+        offset = t.data_ptr() - self._base
         if not start <= offset < start + self._cursor:
             if self._cursor + t.nbytes > self.slot_bytes:
                 return None
@@ -139,6 +147,7 @@ class WorkerRing:
         self.storage = torch.empty(self._header + slot_bytes * self.slots,
                                    dtype=torch.uint8).share_memory_()
         self._array = self.storage.numpy()
+        self._base = self._array.ctypes.data  # the ring's address (ctypes.data is slow)
         self._done = self._array[:8 * self.slots].view(np.int64)
         self._done[:] = -1
         self._written = [-1] * self.slots
@@ -164,6 +173,7 @@ class _HeldSlot:
 
     def __init__(self, array: np.ndarray, slots: int, slot: int, stamp: int) -> None:
         self.array, self.slot, self.stamp = array, slot, stamp
+        self.address = array.ctypes.data
         self.done = array[:8 * slots].view(np.int64)
 
     def __del__(self) -> None:
@@ -223,18 +233,39 @@ class RingTensor:
 
 
 class _SlotMemory:
-    """Part of a held slot for NumPy; the array keeps it (and so the hold) alive."""
+    """Part of a held slot for NumPy, typed and shaped; the array keeps it (and so
+    the hold) alive."""
 
-    def __init__(self, held: _HeldSlot, offset: int, nbytes: int) -> None:
+    __slots__ = ("held", "__array_interface__")
+
+    def __init__(self, held: _HeldSlot, offset: int, shape: tuple[int, ...], typestr: str) -> None:
         self.held = held
-        self.__array_interface__ = {"data": (held.array.ctypes.data + offset, False),
-                                    "shape": (nbytes,), "typestr": "|u1", "version": 3}
+        self.__array_interface__ = {"data": (held.address + offset, False), "shape": shape,
+                                    "typestr": typestr, "version": 3}
+
+
+def _typestr(dtype: torch.dtype) -> str | None:
+    """NumPy's type string of a torch dtype (None: NumPy has no such type, e.g. bfloat16)."""
+    found = _TYPESTR.get(dtype)
+    if found is None and dtype not in _TYPESTR:
+        try:
+            found = torch.empty(0, dtype=dtype).numpy().dtype.str
+        except TypeError:
+            found = None
+        _TYPESTR[dtype] = found
+    return found
+
+
+_TYPESTR: dict[torch.dtype, str | None] = {}
 
 
 def _received_tensor(held: _HeldSlot, offset: int, shape: tuple[int, ...],
                      dtype: torch.dtype) -> torch.Tensor:
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    raw = torch.from_numpy(np.asarray(_SlotMemory(held, offset, nbytes)))
+    typestr = _typestr(dtype)
+    if typestr is not None:  # one typed array over the slot: no torch view calls
+        return torch.from_numpy(np.asarray(_SlotMemory(held, offset, shape, typestr)))
+    nbytes = math.prod(shape) * dtype.itemsize
+    raw = torch.from_numpy(np.asarray(_SlotMemory(held, offset, (nbytes,), "|u1")))
     return raw.view(dtype).view(shape)
 
 

@@ -115,11 +115,10 @@ class TruncatedBpttPacker(Packer):
                 return
 
     def _length(self, sequence: int) -> int:
-        picks = self.reader.picks([sequence])
-        delivered = picks.delivered()
-        if delivered is not None and not delivered[0]:
+        got = self.reader.assemble(np.array([sequence], np.int64), gather=False)
+        if got.kept is not None and not len(got.kept):
             return 0
-        lengths = [int(picks.ranges(k)[1][0]) for k in range(len(self.reader.streams))]
+        lengths = [int(got.lengths(k)[0]) for k in range(len(got))]
         if len(set(lengths)) > 1:
             key = int(self.reader.table.keys[sequence])
             detail = ", ".join(f"{n} in {s.name!r}" for n, s in zip(lengths, self.reader.streams))
@@ -144,13 +143,12 @@ class TruncatedBpttPacker(Packer):
 
     def _pack(self, segments: list[tuple[int, int, int, int, int]], end_of_sweep: bool) -> Minibatch:
         seqs, firsts, counts, rows, columns = (np.asarray(v, dtype=np.int64) for v in zip(*segments))
-        picks = self.reader.picks(seqs.tolist())
+        got = self.reader.assemble(seqs, segments=(firsts, counts))
         layout = SequenceLayout(len(self.slots), self.truncation_length, rows, columns, counts)
         keys = self.reader.table.keys[seqs]
         result = Minibatch()
         for k, info in enumerate(self.reader.streams):
-            starts = picks.ranges(k)[0] + firsts
-            values = self.reader.gather(k, picks, starts, counts)
+            values = got.values(k)
             result[info.name] = MinibatchData(info, values, counts, keys, end_of_sweep, layout,
                                               padded_layout=layout, segment_starts=firsts)
         return result

@@ -32,7 +32,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from .. import _native, exit_guard
-from ..deserializer import ChunkData, Deserializer
+from ..deserializer import ChunkData, Deserializer, StreamChunk
 
 
 def _release(box: list[cf.Future]) -> None:
@@ -53,6 +53,12 @@ def _submit(pool: cf.ThreadPoolExecutor, fn: Any, arg: Any) -> cf.Future:
 
 def _contiguous(a: np.ndarray | None, dtype: type | None = None) -> np.ndarray | None:
     return None if a is None else np.ascontiguousarray(a, dtype=dtype)
+
+
+def _window(stream: StreamChunk) -> tuple[int, int, np.ndarray] | None:
+    """The registry's form of a stream's context window: ``(left, right, bounds)``."""
+    w = stream.context
+    return None if w is None else (w.left, w.right, _contiguous(stream.context_bounds(), np.int64))
 
 
 class ChunkCache:
@@ -102,9 +108,11 @@ class ChunkCache:
     def want(self, chunk_ids: Iterable[int]) -> None:
         """Makes exactly ``chunk_ids`` resident or loading (in the given order);
         drops the rest (a deserializer that keeps chunks returns them again at once)."""
+        if chunk_ids == self._wanted:
+            return  # already exactly these (the usual case: a list of ints, as last time)
         wanted = list(dict.fromkeys(int(c) for c in chunk_ids))
         if wanted == self._wanted:
-            return  # already exactly these
+            return
         keep = set(wanted)
         for chunk_id in [c for c in self._futures if c not in keep]:
             self._drop(chunk_id)
@@ -152,8 +160,13 @@ class ChunkCache:
     def _register(self, chunk_id: int, data: ChunkData) -> None:
         self.registry.add(chunk_id, [
             (_contiguous(s.sequence_offsets, np.int64), _contiguous(s.values),
-             _contiguous(s.indices), _contiguous(s.indptr, np.int64)) for s in data.streams])
+             _contiguous(s.indices), _contiguous(s.indptr, np.int64), _window(s))
+            for s in data.streams], list(data.skipped))
         self._ready[chunk_id] = data
+
+    def ready(self, chunk_id: int) -> ChunkData:
+        """A chunk already returned by :meth:`get_many` (registered, no waiting)."""
+        return self._ready[chunk_id]
 
     def loaded(self) -> list[int]:
         """Chunk ids resident or loading."""

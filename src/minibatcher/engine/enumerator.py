@@ -22,7 +22,7 @@ Example:
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -73,35 +73,61 @@ class EpochConfig:
         return self.start + self.epoch_size
 
 
-@dataclass
 class Selection:
     """What one request took: the original indices of this worker's
     sequences in order, flags, and the samples consumed on the timeline.
+    The indices are kept as the walks' arrays; :attr:`sequences` lists them
+    (made on first use: the packers read :meth:`indices`).
 
     Example:
         >>> Selection([3, 1], end_of_sweep=True).end_of_epoch
         False
-        >>> s = Selection(); s.extend(np.array([4, 2])); s.sequences, s.indices().tolist()
-        ([4, 2], [4, 2])
+        >>> s = Selection(); s.extend(np.array([4, 2])); s.sequences, s.indices().tolist(), len(s)
+        ([4, 2], [4, 2], 2)
     """
 
-    sequences: list[int] = field(default_factory=list)
-    end_of_sweep: bool = False
-    end_of_epoch: bool = False
-    global_samples: int = 0
-    local_samples: int = 0
-    _parts: list[np.ndarray] = field(default_factory=list, repr=False, compare=False)
+    def __init__(self, sequences: list[int] | None = None, end_of_sweep: bool = False,
+                 end_of_epoch: bool = False, global_samples: int = 0,
+                 local_samples: int = 0) -> None:
+        self.end_of_sweep, self.end_of_epoch = end_of_sweep, end_of_epoch
+        self.global_samples, self.local_samples = global_samples, local_samples
+        self._parts: list[np.ndarray] = []
+        self._list: list[int] | None = None
+        if sequences is not None:
+            self.sequences = sequences
+
+    def __repr__(self) -> str:
+        return (f"Selection(sequences={self.sequences}, end_of_sweep={self.end_of_sweep}, "
+                f"end_of_epoch={self.end_of_epoch}, global_samples={self.global_samples}, "
+                f"local_samples={self.local_samples})")
+
+    @property
+    def sequences(self) -> list[int]:
+        """The selected original indices as a list (may be extended in place)."""
+        if self._list is None:
+            self._list = self.indices().tolist()
+            self._parts = []
+        return self._list
+
+    @sequences.setter
+    def sequences(self, value: list[int]) -> None:
+        self._list, self._parts = list(value), []
+
+    def __len__(self) -> int:
+        return len(self._list) if self._list is not None else sum(len(p) for p in self._parts)
 
     def extend(self, indices: np.ndarray) -> None:
         """Appends original sequence indices (an int64 array)."""
         if len(indices):
-            self._parts.append(indices)
-            self.sequences.extend(indices.tolist())
+            if self._list is not None:
+                self._list.extend(indices.tolist())
+            else:
+                self._parts.append(indices)
 
     def indices(self) -> np.ndarray:
-        """:attr:`sequences` as an int64 array (no Python loop)."""
-        if sum(len(p) for p in self._parts) != len(self.sequences):  # built from a list
-            return np.asarray(self.sequences, dtype=np.int64)
+        """The selected indices as an int64 array (no Python loop when they came from walks)."""
+        if self._list is not None:
+            return np.asarray(self._list, dtype=np.int64)
         if len(self._parts) == 1:
             return self._parts[0]
         return np.concatenate(self._parts) if self._parts else np.zeros(0, np.int64)
@@ -238,7 +264,7 @@ class Enumerator(abc.ABC):
 
 def _clamp(value: int) -> int:
     """``value`` in int64's range (budgets may be CNTK's SIZE_MAX; taken sums stay below 2**62)."""
-    return max(-2**63, min(int(value), 2**63 - 1))
+    return value if -2**63 <= value < 2**63 else max(-2**63, min(int(value), 2**63 - 1))
 
 
 class BlockEnumerator(Enumerator):

@@ -58,6 +58,8 @@ class FramePlan:
         self.window_end = np.asarray(window_end, np.int64)
         self._randomizer = randomizer                         # None: file order
         self._pieces: OrderedDict[int, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._last: tuple[int, int, np.ndarray, np.ndarray] = (0, 0, _EMPTY, _EMPTY)  # piece()
+        self._count = int(self.chunk_starts[-1])
         sizes = np.diff(self.chunk_starts)
         self._ones = np.ones(int(sizes.max()) if len(sizes) else 0, np.int8)
         self.lengths = np.broadcast_to(np.ones(1, np.int8), (self.num_sequences,))
@@ -65,7 +67,7 @@ class FramePlan:
     @property
     def num_sequences(self) -> int:
         """Positions in the sweep (= samples)."""
-        return int(self.chunk_starts[-1])
+        return self._count
 
     num_samples = num_sequences
 
@@ -87,6 +89,9 @@ class FramePlan:
 
     def piece(self, position: int) -> tuple[int, np.ndarray, np.ndarray]:
         """``(first position, original indices, source chunks)`` of the chunk holding ``position``."""
+        begin, end, sequences, source = self._last
+        if begin <= position < end:  # the piece of the previous call (walks stay in one)
+            return begin, sequences, source
         k = self.chunk_at(position)
         found = self._pieces.get(k)
         if found is None:
@@ -96,11 +101,13 @@ class FramePlan:
                 self._pieces.popitem(last=False)
         else:
             self._pieces.move_to_end(k)
-        return int(self.chunk_starts[k]), found[0], found[1]
+        begin = int(self.chunk_starts[k])
+        self._last = (begin, begin + len(found[0]), found[0], found[1])
+        return begin, found[0], found[1]
 
     def _compute(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        if self._randomizer is not None:
-            return self._randomizer.chunk(k)
+        if self._randomizer is not None:  # and chunk k + 1 on a native thread meanwhile
+            return self._randomizer.chunk(k, True)
         begin, end = int(self.chunk_starts[k]), int(self.chunk_starts[k + 1])
         return np.arange(begin, end, dtype=np.int64), np.full(end - begin, k, np.int32)
 
@@ -133,15 +140,15 @@ class FramePlan:
              stop_when_full: bool) -> tuple[np.ndarray, int, int, int, bool, bool]:
         """The enumerators' native walk (``engine_walk``) chained over pieces:
         ``budgets`` are (global, local, to_end); same result as over the full plan."""
-        parts, taken_g, taken_l, p, n = [], 0, 0, start, self.num_sequences
-        stopped = False
+        parts, taken_g, taken_l, p, n = [], 0, 0, start, self._count
+        (g_budget, l_budget, to_end), stopped = budgets, False
         while p < n and not stopped:
             begin, sequences, source = self.piece(p)
-            left = [_clamp(b - taken) for b, taken in zip(budgets, (taken_g, taken_l, taken_g))]
             selected, stop, g, l, at_least_one, stopped = _native.engine_walk(
                 self._ones[:len(sequences)], sequences, p - begin, source if by_chunk else None,
-                0 if by_chunk else (base + begin) % workers, workers, rank, left[0], left[1],
-                left[2], at_least_one, stop_when_full)
+                0 if by_chunk else (base + begin) % workers, workers, rank,
+                _clamp(g_budget - taken_g), _clamp(l_budget - taken_l), _clamp(to_end - taken_g),
+                at_least_one, stop_when_full)
             parts.append(selected)
             taken_g, taken_l, p = taken_g + g, taken_l + l, begin + stop
         chosen = np.concatenate(parts) if len(parts) != 1 else parts[0]
@@ -178,7 +185,10 @@ class FramePlan:
 
 
 def _clamp(value: int) -> int:
-    return max(-2**63, min(int(value), 2**63 - 1))
+    return value if -2**63 <= value < 2**63 else max(-2**63, min(int(value), 2**63 - 1))
+
+
+_EMPTY = np.zeros(0, np.int64)
 
 
 class FrameOrder(Order):

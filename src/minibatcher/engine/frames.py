@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _native
 from ..deserializer import ChunkData, ContextWindow, Deserializer, SequenceTable, StreamChunk
 from ..errors import FormatError
 from ..streams import StreamInformation
@@ -50,13 +51,18 @@ class FrameKeys:
     """
 
     def __init__(self, keys: np.ndarray, first_frame: np.ndarray) -> None:
-        self._keys, self._first = np.asarray(keys), first_frame
+        self._keys, self._first = np.asarray(keys), np.ascontiguousarray(first_frame, np.int64)
         self.dtype = self._keys.dtype
 
     def __len__(self) -> int:
         return int(self._first[-1])
 
     def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, np.ndarray) and index.dtype == np.int64 and index.ndim == 1:
+            try:  # the packers' case: frame indices in range (one native lookup)
+                return self._keys[_native.engine_segment_of(self._first, index)]
+            except ValueError:
+                pass  # negative or past the end: the general path below
         if isinstance(index, slice):
             index = np.arange(*index.indices(len(self)))
         frames = np.asarray(index)

@@ -1,10 +1,12 @@
-"""Gathering sequences from loaded chunks into contiguous minibatch arrays.
+"""Gathering sample ranges of loaded chunks into contiguous arrays.
 
-The copies are native (``cpp/engine/gather.cc``, GIL released): one call per
-stream per minibatch, whatever the number of chunks touched
-(:func:`gather_sequences` locates the sequences' samples and copies them in
-the same call). A dense minibatch that is one contiguous run of one chunk is
-returned as a view (no copy).
+The copies are native (``cpp/engine/gather.cc``, GIL released). The engine's
+minibatches do not come through here: every stream of a minibatch is located,
+gathered and laid out in one call on the registered chunks
+(``ChunkRegistry.assemble``, ``packers.Reader.assemble``). These functions
+serve what works on :class:`StreamChunk` lists instead: the composite's joins
+and :func:`sequence_rows` (Grain, Ray, tfdata). A dense gather that is one
+contiguous run of one chunk is returned as a view (no copy).
 
 Example:
     >>> import numpy as np
@@ -53,45 +55,6 @@ class OutputArena(Protocol):
     def take(self) -> np.ndarray | None: ...
 
     def used(self, nbytes: int) -> None: ...
-
-
-def gather_sequences(registry: "_native.ChunkRegistry", k: int, first: StreamChunk,
-                     ids: np.ndarray, source: np.ndarray, within: np.ndarray,
-                     info: StreamInformation,
-                     arena: "OutputArena | None" = None) -> tuple[np.ndarray | CSRMatrix, np.ndarray]:
-    """``(values, lengths)`` of stream ``k``: sequence ``within[i]`` of chunk
-    ``ids[source[i]]`` for every i, in order, in one native call on the chunks
-    registered in ``registry`` (``first`` is stream ``k`` of chunk ``ids[0]``).
-    Dense values are a view when the sequences are one contiguous run of one chunk;
-    else they are gathered into ``arena``'s free bytes when given and room is left.
-
-    Example:
-        >>> c = StreamChunk.dense(np.arange(6.).reshape(3, 2), [0, 2, 3])
-        >>> registry = _native.ChunkRegistry()
-        >>> registry.add(7, [(c.sequence_offsets, c.values, None, None)])
-        >>> info = StreamInformation("x", 0, 2, False, np.dtype(np.float64))
-        >>> values, lengths = gather_sequences(registry, 0, c, np.array([7]), np.zeros(2, np.int32),
-        ...                                    np.array([1, 0]), info)
-        >>> values[:, 0].tolist(), lengths.tolist()
-        ([4.0, 0.0, 2.0], [1, 2])
-    """
-    itemsize = info.dtype.itemsize
-    if info.is_sparse:
-        index_dtype = first.indices.dtype
-        values, indices, indptr, lengths = registry.gather_csr(
-            k, itemsize, index_dtype.itemsize, ids, source, within)
-        matrix = CSRMatrix(values.view(info.dtype), indices.view(index_dtype), indptr,
-                           (len(indptr) - 1, info.dim))
-        return matrix, lengths
-    out = arena.take() if arena is not None else None
-    raw, lengths, start, written = registry.gather_dense(k, info.dim * itemsize, ids, source,
-                                                         within, out)
-    if written:  # gathered into the arena
-        arena.used(written)
-        return out[:written].view(info.dtype).reshape(-1, info.dim), lengths
-    if raw is None:  # one contiguous run of one chunk
-        return first.values[start:start + int(lengths.sum())], lengths
-    return raw.view(info.dtype).reshape(-1, info.dim), lengths
 
 
 def sample_ranges(sources: Sequence[StreamChunk], source: np.ndarray,

@@ -82,6 +82,18 @@ class SequenceLayout:
         num_rows, width, rows, starts = _native.engine_first_fit(lengths)
         if rows is None:  # every sequence fills a row
             return cls.uniform(num_rows, width)
+        return cls.packed(num_rows, width, rows, starts, lengths)
+
+    @classmethod
+    def packed(cls, num_rows: int, width: int, rows: np.ndarray, starts: np.ndarray,
+               lengths: np.ndarray) -> "SequenceLayout":
+        """A first fit computed natively (the arrays become the layout's, read-only).
+
+        Example:
+            >>> SequenceLayout.packed(1, 3, np.zeros(2, np.int64), np.array([0, 2]),
+            ...                       np.array([2, 1])).grid().tolist()
+            [[0, 1, 2]]
+        """
         return cls(num_rows, width, _frozen(rows), _frozen(starts), lengths)
 
     @classmethod

@@ -37,6 +37,36 @@ from ..streams import StreamInformation
 from .layout import CSRMatrix, SequenceLayout
 
 
+class DeferredKeys:
+    """Sequence keys looked up on first use: ``keys[indices]`` (then ``[kept]``). The packers
+    pass one to every stream of a minibatch; frame-mode tables find each frame's utterance
+    with a search, which a training loop that never reads ``keys`` need not pay for.
+
+    Example:
+        >>> k = DeferredKeys(np.array([5, 6, 7]), np.array([2, 0]), None)
+        >>> k().tolist(), k() is k()
+        ([7, 5], True)
+    """
+
+    def __init__(self, keys: Any, indices: np.ndarray, kept: np.ndarray | None) -> None:
+        self._source: tuple | None = (keys, indices, kept)
+        self._keys: np.ndarray | None = None
+
+    def __call__(self) -> np.ndarray:
+        if self._source is not None:
+            keys, indices, kept = self._source
+            self._keys = keys[indices] if kept is None else keys[indices[kept]]
+            self._source = None
+        return self._keys  # type: ignore[return-value]
+
+    def __reduce__(self) -> tuple:
+        return _identity, (self(),)  # pickled as the keys (not the table they come from)
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
 class MinibatchValue:
     """CNTK's ``Value`` view of a :class:`MinibatchData` (``MinibatchData.data``).
 
@@ -140,13 +170,13 @@ class MinibatchData:
     """
 
     def __init__(self, stream: StreamInformation, values: np.ndarray | CSRMatrix,
-                 lengths: np.ndarray, keys: np.ndarray, end_of_sweep: bool,
+                 lengths: np.ndarray, keys: np.ndarray | DeferredKeys, end_of_sweep: bool,
                  layout: SequenceLayout, padded_layout: SequenceLayout | None = None,
                  segment_starts: np.ndarray | None = None) -> None:
         self.stream = stream
         self.values = values
         self.lengths = np.asarray(lengths, dtype=np.int64)
-        self.keys = keys
+        self._keys = keys
         self.end_of_sweep = bool(end_of_sweep)
         self.layout = layout
         self._padded_layout = padded_layout
@@ -186,6 +216,22 @@ class MinibatchData:
     def __repr__(self) -> str:
         return (f"MinibatchData(stream={self.stream.name!r}, num_sequences={self.num_sequences}, "
                 f"num_samples={self.num_samples}, end_of_sweep={self.end_of_sweep})")
+
+    @property
+    def keys(self) -> np.ndarray:
+        """The key of each sequence (from the deserializer's table).
+
+        Example:
+            >>> _example().keys.tolist()
+            [10, 11]
+        """
+        if isinstance(self._keys, DeferredKeys):
+            self._keys = self._keys()
+        return self._keys
+
+    @keys.setter
+    def keys(self, value: np.ndarray) -> None:
+        self._keys = value
 
     @property
     def names(self) -> list[str] | None:

@@ -18,20 +18,21 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from .. import _native
-from ..deserializer import ChunkData, SequenceTable, StreamChunk
+from ..deserializer import SequenceTable
 from ..errors import FormatError
 from ..log import logger
 from ..streams import StreamInformation
 from .chunk_cache import ChunkCache
 from .enumerator import UNLIMITED, Enumerator, Selection
-from .gather import OutputArena, gather_sequences, gather_stream, sample_ranges
-from .layout import SequenceLayout
-from .minibatch import Minibatch, MinibatchData
+from .gather import OutputArena
+from .layout import CSRMatrix, SequenceLayout
+from .minibatch import DeferredKeys, Minibatch, MinibatchData
+
+_VIEW, _ARENA = 1, 2  # where ChunkRegistry.assemble put dense values (0: a new array)
 
 
 def minibatch_counts(size: int, num_workers: int, worker_rank: int,
@@ -59,60 +60,89 @@ class PackerInput:
 
     def __post_init__(self) -> None:
         self._chunk_starts = np.ascontiguousarray(self.table.chunk_starts, dtype=np.int64)
+        self._specs: dict[tuple[bool, bool, bool], list[tuple]] = {}
 
-    def picks(self, sequences: Sequence[int] | np.ndarray) -> "Picks":
-        """The loaded chunks of these sequences (each chunk once) and where each sequence is.
+    def _specs_of(self, frames: bool, layout: bool, gather: bool) -> list[tuple]:
+        """The native specs of the streams: (bytes of a row or value, sparse, frames, layout, gather)."""
+        key = (frames, layout, gather)
+        if key not in self._specs:
+            self._specs[key] = [(s.dtype.itemsize * (1 if s.is_sparse else s.dim), s.is_sparse,
+                                 frames, layout, gather) for s in self.streams]
+        return self._specs[key]
 
-        Every chunk is requested before the first is waited for, so they parse in parallel."""
-        unique, source, within = _native.engine_locate(
-            np.asarray(sequences, dtype=np.int64), self._chunk_starts)
-        return Picks(self.cache.get_many(unique.tolist()), source, within, unique)
+    def assemble(self, sequences: np.ndarray, frames: bool = False,
+                 segments: tuple[np.ndarray, np.ndarray] | None = None,
+                 gather: bool = True) -> "Assembled":
+        """Every stream of these sequences (original indices) in one native call
+        (``ChunkRegistry.assemble``: locate, leave out skipped sequences, gather,
+        lay out; docs/design/engine-speed.md). Their chunks are loaded first when
+        missing: all requested before the first is waited for, so they parse in
+        parallel. ``segments``: ``(first sample, samples)`` of each sequence
+        (truncated BPTT; no layouts); ``gather=False``: lengths only."""
+        sequences = np.ascontiguousarray(sequences, dtype=np.int64)
+        specs = self._specs_of(frames, segments is None, gather)
+        out = self.arena.take() if self.arena is not None and segments is None and gather else None
+        while True:
+            missing, ids, kept, streams = self.cache.registry.assemble(
+                self._chunk_starts, sequences, specs, segments, out)
+            if missing is None:
+                return Assembled(self, ids, kept, streams, out)
+            self.cache.get_many(missing)
 
-    def gather(self, k: int, picks: "Picks", starts: np.ndarray, lengths: np.ndarray) -> Any:
-        """Values of stream ``k`` for sample ranges of the picked sequences' chunks."""
-        return gather_stream(self.streams[k], picks.stream(k), picks.source, starts, lengths)
 
-    def sequences(self, k: int, picks: "Picks") -> tuple[Any, np.ndarray]:
-        """``(values, lengths)`` of stream ``k`` for the picked whole sequences (one native call)."""
-        if picks.chunks[0].streams[k].context is not None:  # HTK context windows: added here
-            starts, lengths = picks.ranges(k)
-            return self.gather(k, picks, starts, lengths), lengths
-        return gather_sequences(self.cache.registry, k, picks.chunks[0].streams[k], picks.ids,
-                                picks.source, picks.within, self.streams[k], self.arena)
+class Assembled:
+    """What :meth:`Reader.assemble` gathered: per stream the values, lengths and layout.
 
+    Example:
+        >>> Assembled.__name__
+        'Assembled'
+    """
 
-@dataclass
-class Picks:
-    """Sequences located in loaded chunks: sequence ``i`` is sequence
-    ``within[i]`` of ``chunks[source[i]]``."""
+    def __init__(self, reader: Reader, ids: np.ndarray, kept: np.ndarray | None,
+                 streams: list[tuple], out: np.ndarray | None) -> None:
+        self.reader, self.ids, self.kept, self._streams, self._out = reader, ids, kept, streams, out
+        self._layouts: list[SequenceLayout] = []
 
-    chunks: list[ChunkData]
-    source: np.ndarray
-    within: np.ndarray
-    ids: np.ndarray  # the chunks' ids (int64)
+    def __len__(self) -> int:
+        return len(self._streams)
 
-    def stream(self, k: int) -> list[StreamChunk]:
-        """Stream ``k`` of every distinct chunk."""
-        return [c.streams[k] for c in self.chunks]
+    def lengths(self, k: int) -> np.ndarray:
+        """Samples of each delivered sequence (or segment) in stream ``k``."""
+        return self._streams[k][4]
 
-    def ranges(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """First sample and length of every picked sequence in stream ``k``."""
-        return sample_ranges(self.stream(k), self.source, self.within)
+    def values(self, k: int) -> np.ndarray | CSRMatrix:
+        """Stream ``k``'s values: dense ``(samples, dim)`` or CSR; a view of the chunk when the
+        sequences are one contiguous run of one chunk, else in the arena when they went there."""
+        info = self.reader.streams[k]
+        where, values, indices, indptr, lengths, at, nbytes, _ = self._streams[k]
+        if info.is_sparse:
+            index_dtype = (self.reader.cache.ready(int(self.ids[0])).streams[k].indices.dtype
+                           if len(self.ids) else np.dtype(np.int32))
+            return CSRMatrix(values.view(info.dtype), indices.view(index_dtype), indptr,
+                             (len(indptr) - 1, info.dim))
+        if where == _VIEW:
+            chunk = self.reader.cache.ready(int(self.ids[0])).streams[k].values
+            return chunk[at:at + int(lengths.sum())]
+        if where == _ARENA:
+            self.reader.arena.used(nbytes)
+            values = self._out[at:at + nbytes]
+        return values.view(info.dtype).reshape(-1, info.dim)
 
-    def delivered(self) -> np.ndarray | None:
-        """Mask of the picks their chunk does not skip (``ChunkData.skipped``);
-        None when nothing is skipped (the common case, no work)."""
-        if not any(c.skipped for c in self.chunks):
-            return None
-        skipped = np.zeros(len(self.source), dtype=bool)
-        for i, chunk in enumerate(self.chunks):
-            if chunk.skipped:
-                skipped |= (self.source == i) & np.isin(self.within, chunk.skipped)
-        return ~skipped
+    def layout(self, k: int) -> SequenceLayout:
+        """Stream ``k``'s layout (streams with equal lengths share one); call in stream order."""
+        layout_of, num_rows, width, rows, starts, _ = self._streams[k][7]
+        if layout_of >= 0:
+            layout = self._layouts[layout_of]
+        elif rows is None:
+            layout = SequenceLayout.uniform(num_rows, width)
+        else:
+            layout = SequenceLayout.packed(num_rows, width, rows, starts, self.lengths(k))
+        self._layouts.append(layout)
+        return layout
 
-    def subset(self, mask: np.ndarray) -> "Picks":
-        """The picks where ``mask`` is set."""
-        return Picks(self.chunks, self.source[mask], self.within[mask], self.ids)
+    def not_one(self, k: int) -> int:
+        """Frame mode: the first sequence of stream ``k`` without exactly one sample, or -1."""
+        return self._streams[k][7][5]
 
 
 class Packer(abc.ABC):
@@ -145,52 +175,42 @@ class Packer(abc.ABC):
 class SequencePacker(Packer):
     """Whole sequences, first-fit layout per stream (CNTK's ``SequencePacker``)."""
 
+    frames = False
+
     def read(self, size: int, local_timeline: bool) -> tuple[Minibatch | None, bool]:
         cfg = self.reader.enumerator.config
         selection = self.reader.enumerator.next_sequences(
             *minibatch_counts(size, cfg.num_workers, cfg.worker_rank, local_timeline))
-        if not selection.sequences:
+        if not selection:
             return None, selection.end_of_epoch
         return self.pack(selection), selection.end_of_epoch  # None: every sequence was skipped
-
-    def layout(self, lengths: np.ndarray, stream: StreamInformation,
-               keys: np.ndarray) -> SequenceLayout:
-        """The stream's grid for these sequence lengths."""
-        return SequenceLayout.first_fit(lengths)
 
     def pack(self, selection: Selection) -> Minibatch | None:
         """Gathers every stream of the selected sequences (None when the
         deserializer skipped all of them)."""
         indices = selection.indices()
-        picks = self.reader.picks(indices)
-        keys = self.reader.table.keys[indices]
-        delivered = picks.delivered()
-        if delivered is not None:
-            if not delivered.any():
-                return None
-            picks, keys = picks.subset(delivered), keys[delivered]
+        got = self.reader.assemble(indices, self.frames)
+        if got.kept is not None and not len(got.kept):
+            return None
+        keys = DeferredKeys(self.reader.table.keys, indices, got.kept)
         result = Minibatch()
-        layouts: dict[bytes, SequenceLayout] = {}  # streams with equal lengths share one
         for k, info in enumerate(self.reader.streams):
-            values, lengths = self.reader.sequences(k, picks)
-            layout = layouts.get(signature := lengths.tobytes())
-            if layout is None:
-                layout = layouts[signature] = self.layout(lengths, info, keys)
-            result[info.name] = MinibatchData(info, values, lengths, keys, selection.end_of_sweep,
-                                              layout)
+            if got.not_one(k) >= 0:
+                self._not_one(got, k, keys)
+            result[info.name] = MinibatchData(info, got.values(k), got.lengths(k), keys,
+                                              selection.end_of_sweep, got.layout(k))
         return result
+
+    def _not_one(self, got: Assembled, k: int, keys: DeferredKeys) -> None:
+        """Frame mode: a sequence with more or fewer than one sample is an error."""
+        i, stream = got.not_one(k), self.reader.streams[k]
+        raise FormatError(
+            f"frame_mode=True needs one-sample sequences, but sequence (key {int(keys()[i])}) has "
+            f"{int(got.lengths(k)[i])} samples in stream {stream.name!r}; use frame_mode=False to "
+            "read whole sequences")
 
 
 class FramePacker(SequencePacker):
     """Frame mode: every sequence must have exactly one sample in every stream."""
 
-    def layout(self, lengths: np.ndarray, stream: StreamInformation,
-               keys: np.ndarray) -> SequenceLayout:
-        bad = np.flatnonzero(lengths != 1)
-        if len(bad):
-            i = int(bad[0])
-            raise FormatError(
-                f"frame_mode=True needs one-sample sequences, but sequence (key {int(keys[i])}) has "
-                f"{int(lengths[i])} samples in stream {stream.name!r}; use frame_mode=False to "
-                "read whole sequences")
-        return SequenceLayout.frames(len(lengths))
+    frames = True

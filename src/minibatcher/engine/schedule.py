@@ -46,7 +46,12 @@ class ChunkSchedule:
             self.chunks, self.first, self.last = _native.engine_chunk_uses(
                 plan.sequences, *owner, starts)
         # wanted() is constant between these positions (where a chunk starts or stops being used)
-        self._breaks = np.unique(np.concatenate([self.first + 1, self.last + 1]))
+        breaks = np.sort(np.concatenate([self.first + 1, self.last + 1]))
+        # sorted, duplicates dropped (np.unique would import numpy.ma: ~20 ms before the
+        # first chunk is asked for)
+        keep = np.ones(len(breaks), dtype=bool)
+        keep[1:] = breaks[1:] != breaks[:-1]
+        self._breaks = breaks[keep]
         self._memo: tuple[int, int | None, int | None, list[int]] = (-1, None, None, [])
 
     def wanted(self, position: int, ahead: int) -> list[int]:

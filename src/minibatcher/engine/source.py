@@ -369,7 +369,7 @@ class MinibatchSource:
             selection = self._enumerator.next_sequences(*minibatch_counts(
                 size, cfg.num_workers, cfg.worker_rank, self.options.local_timeline))
             self._end = selection.end_of_epoch
-            if selection.sequences:
+            if len(selection):
                 return True
         return False
 

@@ -3,7 +3,7 @@
 The copies are native (``cpp/engine/gather.cc``, GIL released). The engine's
 minibatches do not come through here: every stream of a minibatch is located,
 gathered and laid out in one call on the registered chunks
-(``ChunkRegistry.assemble``, ``packers.Reader.assemble``). These functions
+(``ChunkRegistry.assemble``, ``packers.PackerInput.assemble``). These functions
 serve what works on :class:`StreamChunk` lists instead: the composite's joins
 and :func:`sequence_rows` (Grain, Ray, tfdata). A dense gather that is one
 contiguous run of one chunk is returned as a view (no copy).

@@ -91,14 +91,16 @@ class PackerInput:
 
 
 class Assembled:
-    """What :meth:`Reader.assemble` gathered: per stream the values, lengths and layout.
+    """What :meth:`PackerInput.assemble` gathered: per stream the values, lengths and layout.
 
     Example:
-        >>> Assembled.__name__
-        'Assembled'
+        >>> from minibatcher.engine.source import _example   # a CTF file of |x 1, |x 2
+        >>> got = _example(randomize=False)._packer.reader.assemble(np.array([1, 0]))
+        >>> len(got), got.lengths(0).tolist(), got.values(0).ravel().tolist()
+        (1, [1, 1], [2.0, 1.0])
     """
 
-    def __init__(self, reader: Reader, ids: np.ndarray, kept: np.ndarray | None,
+    def __init__(self, reader: PackerInput, ids: np.ndarray, kept: np.ndarray | None,
                  streams: list[tuple], out: np.ndarray | None) -> None:
         self.reader, self.ids, self.kept, self._streams, self._out = reader, ids, kept, streams, out
         self._layouts: list[SequenceLayout] = []

@@ -41,15 +41,12 @@ class OutputArena(Protocol):
         ...     buffer, taken = np.zeros(64, np.uint8), 0
         ...     def take(self): return self.buffer[self.taken:]
         ...     def used(self, nbytes): self.taken += nbytes
-        >>> c = StreamChunk.dense(np.arange(6.).reshape(3, 2), [0, 2, 3])
-        >>> registry = _native.ChunkRegistry()
-        >>> registry.add(7, [(c.sequence_offsets, c.values, None, None)])
-        >>> info = StreamInformation("x", 0, 2, False, np.dtype(np.float64))
-        >>> arena = Arena()
-        >>> values, _ = gather_sequences(registry, 0, c, np.array([7]), np.zeros(2, np.int32),
-        ...                              np.array([1, 0]), info, arena)   # not one run: gathered
-        >>> values[:, 0].tolist(), arena.taken, np.shares_memory(values, arena.buffer)
-        ([4.0, 0.0, 2.0], 48, True)
+        >>> from minibatcher.engine.source import _example   # a CTF file of |x 1, |x 2
+        >>> source, arena = _example(randomize=False), Arena()
+        >>> source.set_output_arena(arena)
+        >>> values = source.next_minibatch(3)["x"].values   # sweep 0, then 1 of sweep 1
+        >>> values.ravel().tolist(), arena.taken, np.shares_memory(values, arena.buffer)
+        ([1.0, 2.0, 1.0], 12, True)
     """
 
     def take(self) -> np.ndarray | None: ...

@@ -14,6 +14,10 @@ def _fn(name: str) -> dict[str, str]:
     return {"fn": name}
 
 
+def _final(desc: dict[str, Any], *final: Any) -> dict[str, Any]:
+    return {**desc, "final": list(final)}
+
+
 RANGE6 = ["range", [6]]
 STRINGS = ["slices", [["a", "bb"]]]
 SENTENCES = ["slices", [["a bb", "ccc", "d e f"]]]
@@ -91,4 +95,24 @@ FIXED: dict[str, dict[str, Any]] = {
                             {"ds": {"src": ["range", [4]], "ops": []}}]}]]),
     "padded_shapes of -5": _p(["range", [4]], ["map", [_fn("range(x%4)")], {}],
                               ["padded_batch", [2], {"padded_shapes": [-5]}]),
+    # found by the file/consumer cases: get_single_element runs unoptimized (shuffle.repeat
+    # unfused), reduce optimized; the options that switch TF's static rewrites
+    "get_single_element over shuffle.repeat": _final(_p(
+        ["range", [3]], ["shuffle", [3, 7], {}], ["repeat", [2], {}],
+        ["shuffle", [100, 0], {}], ["take", [1], {}]), "get_single_element", [], {}),
+    "reduce over shuffle.repeat": _final(_p(
+        ["range", [3]], ["shuffle", [3, 7], {}], ["repeat", [2], {}],
+        ["shuffle", [100, 0], {}]), "reduce", [{"const": 0, "dtype": "int64"},
+                                               _fn("(s*3+x)%1009")], {}),
+    "repeat(1) without noop_elimination": _p(
+        ["range", [4]], ["shuffle", [4, 0], {}], ["map", [_fn("x+1")], {}], ["repeat", [1], {}],
+        ["with_optimization", [], {"noop_elimination": False}]),
+    "shuffle.repeat without shuffle_and_repeat_fusion": _p(
+        ["range", [3]], ["shuffle", [7, 42], {}], ["map", [_fn("x+1")], {}],
+        ["shuffle", [7, 5], {}], ["repeat", [], {}], ["take", [2], {}],
+        ["with_optimization", [], {"shuffle_and_repeat_fusion": False}]),
+    "shuffle.take(-1).repeat without default optimizations": _p(
+        ["range", [3]], ["shuffle", [7, 42], {}], ["map", [_fn("x+1")], {}],
+        ["shuffle", [7, 5], {}], ["take", [-1], {}], ["repeat", [], {}], ["take", [2], {}],
+        ["with_optimization", [], {"apply_default_optimizations": False}]),
 }

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from minibatcher.errors import ErrorBudgetExceeded, FormatError
-from minibatcher.formats.tfrecord import TFRecordWriter
+from minibatcher.formats.tfrecord import TFRecordFile, TFRecordWriter
 from minibatcher.tfdata import Dataset, Options, TFRecordDataset
 
 from .resume import assert_resumes_exactly
@@ -108,3 +108,35 @@ def test_num_parallel_reads_autotune_is_tfs_interleave(tmp_path: Path) -> None:
         budget.autotune.cpu_budget = cores
         ds = TFRecordDataset(files, num_parallel_reads=-1).with_options(budget)
         assert list(ds) == list(TFRecordDataset(files, num_parallel_reads=same_as))
+
+
+def _elements(ds: Dataset, limit: int = 30) -> list:
+    it, out = iter(ds), []
+    for _ in range(limit):
+        try:
+            out.append(next(it))
+        except StopIteration:
+            return out
+        except Exception as e:  # noqa: BLE001 - recorded
+            out.append(type(e).__name__)
+    return out
+
+
+def test_a_damaged_tail_ends_its_file_as_tfs_reader(tmp_path: Path) -> None:
+    # TF 2.21: a file that cannot be framed to its end gives its records, then DataLossError,
+    # and the reader goes on with the next file (it was a FormatError before any record)
+    files = shards(tmp_path, [3, 3, 3])
+    with open(files[0], "ab") as f:
+        f.write(b"corrupted data")                       # a bad length CRC
+    Path(files[1]).write_bytes(Path(files[1]).read_bytes()[:-3])  # a truncated last record
+    loss = "DataLossError"
+    assert _elements(TFRecordDataset(files)) == [
+        b"s0:0", b"s0:1", b"s0:2", loss, b"s1:0", b"s1:1", loss, b"s2:0", b"s2:1", b"s2:2"]
+    # with num_parallel_reads=2 (TF's order for the same damage, checked with TF 2.21)
+    assert _elements(TFRecordDataset(files, num_parallel_reads=2)) == [
+        b"s0:0", b"s1:0", b"s0:1", b"s1:1", b"s0:2", loss, loss, b"s2:0", b"s2:1", b"s2:2"]
+    assert list(TFRecordDataset(files).ignore_errors().skip(3)) == [
+        b"s1:0", b"s1:1", b"s2:0", b"s2:1", b"s2:2"]
+    assert assert_resumes_exactly(lambda: TFRecordDataset(files).ignore_errors()) == 8
+    with pytest.raises(FormatError, match="cannot be framed"):  # the file layer stays strict
+        len(TFRecordFile(files[0]))

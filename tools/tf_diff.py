@@ -97,6 +97,14 @@ def write_data_files(folder: Path) -> None:
                     features = {key: feature(v) for key, v in tf_diff_io_lang.example(k).items()}
                     w.write(tf.train.Example(features=tf.train.Features(
                         feature=features)).SerializeToString(deterministic=True))
+    for name, (ids, damage) in tf_diff_io_lang.DAMAGED_TFRECORDS.items():
+        with tf.io.TFRecordWriter(str(folder / name)) as w:
+            for k in ids:
+                features = {key: feature(v) for key, v in tf_diff_io_lang.example(k).items()}
+                w.write(tf.train.Example(features=tf.train.Features(
+                    feature=features)).SerializeToString(deterministic=True))
+        data = (folder / name).read_bytes()
+        (folder / name).write_bytes(data + damage if isinstance(damage, bytes) else data[:damage])
     for table, gzip in ((tf_diff_io_lang.FIXED, False), (tf_diff_io_lang.GZIP_FIXED, True)):
         for index, (name, count) in enumerate(table.items()):
             body = b"".join(tf_diff_io_lang.fixed_record(index, i) for i in range(count))

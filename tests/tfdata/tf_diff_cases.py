@@ -21,6 +21,8 @@ def _final(desc: dict[str, Any], *final: Any) -> dict[str, Any]:
 RANGE6 = ["range", [6]]
 STRINGS = ["slices", [["a", "bb"]]]
 SENTENCES = ["slices", [["a bb", "ccc", "d e f"]]]
+DAMAGED = [{"file": "exbad-0.tfrecord"}, {"file": "ex-1.tfrecord"},
+           {"file": "exbad-1.tfrecord"}]
 
 FIXED: dict[str, dict[str, Any]] = {
     # 13.1 padded_batch of scalar strings, string padding values
@@ -111,6 +113,15 @@ FIXED: dict[str, dict[str, Any]] = {
         ["range", [3]], ["shuffle", [7, 42], {}], ["map", [_fn("x+1")], {}],
         ["shuffle", [7, 5], {}], ["repeat", [], {}], ["take", [2], {}],
         ["with_optimization", [], {"shuffle_and_repeat_fusion": False}]),
+    # damaged TFRecord files: their records, then DataLossError, then the next file
+    "TFRecordDataset over damaged files": _p(
+        ["TFRecordDataset", [DAMAGED], {}], ["map", [_fn("parse1(r)")], {}],
+        ["map", [_fn("ex['id']")], {}]),
+    "TFRecordDataset over damaged files, num_parallel_reads=2, ignore_errors": _p(
+        ["TFRecordDataset", [DAMAGED], {"num_parallel_reads": 2}],
+        ["map", [_fn("parse1(r)")], {}], ["ignore_errors", [], {}]),
+    "TFRecordDataset over damaged files, repeat(2)": _p(
+        ["TFRecordDataset", [DAMAGED], {}], ["repeat", [2], {}], ["map", [_fn("parse1s(r)")], {}]),
     "shuffle.take(-1).repeat without default optimizations": _p(
         ["range", [3]], ["shuffle", [7, 42], {}], ["map", [_fn("x+1")], {}],
         ["shuffle", [7, 5], {}], ["take", [-1], {}], ["repeat", [], {}], ["take", [2], {}],

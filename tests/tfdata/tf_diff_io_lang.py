@@ -31,6 +31,9 @@ from .tf_diff_base import Backend, Fn, dtype_of, io_of, module_of, on_backend, o
 TFRECORDS = {"ex-0.tfrecord": [], "ex-1.tfrecord": [0, 1, 2], "ex-2.tfrecord": [10, 11, 12, 13, 14],
              "ex-3.tfrecord": [20, 21]}
 GZIP_TFRECORDS = {"exz-0.tfrecord.gz": [30, 31, 32, 33]}
+# damaged files (fixed cases only): bytes appended (a bad length CRC), the last 3 bytes cut
+DAMAGED_TFRECORDS = {"exbad-0.tfrecord": ([40, 41], b"corrupted data"),
+                     "exbad-1.tfrecord": ([42, 43, 44], -3)}
 FIXED = {"fl-0.bin": 3, "fl-1.bin": 5, "fl-2.bin": 0}
 GZIP_FIXED = {"flz-0.bin.gz": 4}
 HEADER, RECORD, FOOTER = b"HH", 4, b"F"

@@ -38,6 +38,14 @@ from .tfrecord import TFRecordDataset
 
 bool = bool_  # noqa: A001  (tf.bool; the builtin is not used in this module)
 
+
+def __getattr__(name: str) -> object:
+    """``tfdata.bfloat16`` (made on first use: it needs the optional ml_dtypes package)."""
+    if name == "bfloat16":
+        from . import dtypes
+        return dtypes.bfloat16
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [
     "AUTOTUNE",
     "AutoShardPolicy",

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from minibatcher.errors import ConfigError
-from minibatcher.tfdata import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from minibatcher import tfdata
+from minibatcher.tfdata import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, TensorSpec
 
 
 def ints(ds) -> list[int]:
@@ -111,6 +112,28 @@ def test_from_generator_and_types() -> None:
     with pytest.raises(TypeError, match="pass a function"):
         Dataset.from_generator(iter([1]))  # type: ignore[arg-type]
     assert ints(Dataset.from_generator(lambda n: range(n), args=(3,))) == [0, 1, 2]
+
+
+def test_from_generator_output_shapes_and_shape_errors() -> None:
+    # TF 2.21: output_shapes complete output_types' spec (it was ignored: an unknown rank)
+    pairs = Dataset.from_generator(lambda: ((1, [2]), (3, [4, 5])), output_types=(tfdata.int64,
+                                   tfdata.int32), output_shapes=([], [None]))
+    assert pairs.element_spec == (TensorSpec([], tfdata.int64), TensorSpec([None], tfdata.int32))
+    words = Dataset.from_generator(lambda: iter(["a", "bb"]), output_types=tfdata.string,
+                                   output_shapes=[])
+    assert [b.tolist() for b in words.padded_batch(2)] == [[b"a", b"bb"]]
+    assert Dataset.from_generator(lambda: iter([1]), output_types=tfdata.int64).element_spec \
+        == TensorSpec(None, tfdata.int64)
+    # an element of another shape raises TF's error for that element; the next ones follow
+    fixed = Dataset.from_generator(lambda: iter([[1, 2], [3], [4, 5]]),
+                                   output_signature=TensorSpec([2], tfdata.int64))
+    it = iter(fixed)
+    assert next(it).tolist() == [1, 2]
+    with pytest.raises(tfdata.errors.InvalidArgumentError,
+                       match=r"yielded an element of shape \(1,\) where an element of shape "
+                             r"\(2,\) was expected"):
+        next(it)
+    assert next(it).tolist() == [4, 5] and next(it, None) is None
 
 
 def test_cardinality() -> None:

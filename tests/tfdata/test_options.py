@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 
+import numpy as np
 import pytest
 
 from minibatcher.errors import CheckpointError
@@ -130,3 +131,66 @@ def test_checkpoint_refused_when_deterministic_differs() -> None:
     with pytest.raises(CheckpointError, match=r"deterministic=False\) there, but is with_options"
                                               r"\(deterministic=None\) here"):
         other.set_state(it.get_state())
+
+
+def _rewrites(**fields: bool) -> Options:
+    o = Options()
+    for name, value in fields.items():
+        setattr(o.experimental_optimization, name, value)
+    return o
+
+
+@pytest.mark.parametrize("fields,expected", [
+    ({}, [[1, 3, 2, 4], [4, 1, 3, 2], [2, 4, 3, 1]]),
+    ({"noop_elimination": False}, [[1, 3, 2, 4], [2, 4, 3, 1], [4, 1, 2, 3]]),
+    ({"shuffle_and_repeat_fusion": False}, [[1, 3, 2, 4], [4, 1, 3, 2], [2, 4, 3, 1]]),
+    ({"apply_default_optimizations": False}, [[1, 3, 2, 4], [2, 4, 3, 1], [4, 1, 2, 3]]),
+    ({"apply_default_optimizations": False, "noop_elimination": True},
+     [[1, 3, 2, 4], [4, 1, 3, 2], [2, 4, 3, 1]]),
+])
+def test_noop_elimination_decides_repeat_1s_extra_iterator(fields: dict, expected: list) -> None:
+    # TF 2.21: repeat(1) is removed by noop_elimination; left in place it makes TF's extra
+    # input iterator after its repetition (the shuffle below takes iterations 0, 2, 4)
+    ds = Dataset.range(4).shuffle(4, seed=0).map(lambda x: x + 1).repeat(1)
+    ds = ds.with_options(_rewrites(**fields))
+    assert [[int(x) for x in ds] for _ in range(3)] == expected
+
+
+@pytest.mark.parametrize("fields,expected", [
+    ({}, [[3, 2], [2, 3]]), ({"noop_elimination": False}, [[3, 2], [2, 3]]),
+    ({"shuffle_and_repeat_fusion": False}, [[3, 2], [2, 1]])])
+def test_shuffle_and_repeat_fusion_option(fields: dict, expected: list) -> None:
+    # TF 2.21: unfused, the inner shuffle is not started ahead by the fused buffer
+    ds = Dataset.range(3).shuffle(7, 42).map(lambda x: x + 1).shuffle(7, 5).repeat().take(2)
+    ds = ds.with_options(_rewrites(**fields))
+    assert [[int(x) for x in ds] for _ in range(2)] == expected
+    # a no-op step between them stops the fusion only without noop_elimination
+    noop = Dataset.range(3).shuffle(7, 42).map(lambda x: x + 1).shuffle(7, 5).take(-1)
+    noop = noop.repeat().take(2).with_options(_rewrites(**fields))
+    unfused = fields.get("noop_elimination") is False or fields.get(
+        "shuffle_and_repeat_fusion") is False
+    assert [[int(x) for x in noop] for _ in range(2)] == ([[3, 2], [2, 1]] if unfused
+                                                           else [[3, 2], [2, 3]])
+
+
+def test_get_single_element_runs_unoptimized() -> None:
+    # TF 2.21 runs get_single_element's dataset without static rewrites (shuffle.repeat
+    # unfused): 1 0 2 and then [0, 2, 1, 0, 1, 2]; the fused order would give 1 1 2
+    ds = Dataset.range(3).shuffle(3, seed=7).repeat(2).shuffle(100, seed=0)
+    first = ds.take(1)
+    assert [int(first.get_single_element()) for _ in range(3)] == [1, 0, 2]
+    assert [int(x) for x in ds] == [0, 2, 1, 0, 1, 2]
+    # reduce runs the optimized (fused) pipeline, as TF's
+    fused = Dataset.range(3).shuffle(3, seed=7).repeat(2).shuffle(100, seed=0)
+    folded = [int(fused.reduce(np.int64(0), lambda s, x: s * 10 + x)) for _ in range(3)]
+    assert folded == [120210, 110220, 221010]
+
+
+def test_checkpoint_refused_when_the_rewrites_differ() -> None:
+    def make(options: Options) -> Dataset:
+        return Dataset.range(4).shuffle(4, seed=0).repeat(2).with_options(options)
+    it = iter(make(_rewrites(shuffle_and_repeat_fusion=False)))
+    next(it)
+    with pytest.raises(CheckpointError, match="shuffle_and_repeat_fusion"):
+        iter(make(Options())).set_state(it.get_state())
+    assert assert_resumes_exactly(lambda: make(_rewrites(apply_default_optimizations=False))) == 8

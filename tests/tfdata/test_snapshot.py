@@ -94,3 +94,15 @@ def test_loaded_dataset_resumes_and_refuses_changed_files(tmp_path) -> None:
     Dataset.range(21).map(lambda x: (x, x * x)).save(path, shard_func=lambda a, b: a % 4)
     with pytest.raises(CheckpointError, match="load"):
         iter(make()).set_state(state)
+
+
+def test_cardinality_is_the_saved_count_whatever_the_reader(tmp_path) -> None:
+    # TF 2.21: load(path, reader_func=...) has the snapshot's count as cardinality, even when
+    # the reader drops elements (a flat_map reader: 6; one that takes 2: 6, yielding [0, 1])
+    path = str(tmp_path / "s")
+    Dataset.range(6).save(path)
+    flat = Dataset.load(path, reader_func=lambda dss: dss.flat_map(lambda x: x))
+    assert flat.cardinality() == 6 and [int(x) for x in flat] == list(range(6))
+    two = Dataset.load(path, reader_func=lambda dss: dss.flat_map(lambda x: x).take(2))
+    assert two.cardinality() == 6 and [int(x) for x in two] == [0, 1]
+    assert Dataset.load(path).filter(lambda x: x > 2).cardinality() == -2

@@ -62,4 +62,4 @@ def test_missing_file_names_the_path(tmp_path) -> None:
 def test_skip_and_shard_seek(write) -> None:
     ds = TextLineDataset(str(write(b"".join(b"%d\n" % i for i in range(1000)), "n")))
     assert list(ds.shard(7, 3).skip(100).take(2)) == [b"703", b"710"]
-    assert len(ds) == 1000
+    assert len(ds.sources[0]) == 1000 and ds.cardinality() == -2  # TF: unknown

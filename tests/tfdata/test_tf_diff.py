@@ -11,8 +11,9 @@ a sample also goes through the every-step resume check.
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -20,12 +21,27 @@ from minibatcher import tfdata
 from minibatcher.tfdata import random_seed_scope
 
 from .resume import assert_resumes_exactly
-from .tf_diff_lang import Backend, build, run
+from .tf_diff_lang import LIMIT, Backend, build, final_of, run
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "tf_golden" / "tf_diff.json"
+FILES = GOLDEN.parent / "tf_diff_files"  # the data files (written by tools/tf_diff.py with TF)
 DATA = json.loads(GOLDEN.read_text())
 CASES: list[dict[str, Any]] = DATA["cases"]
-BACKEND = Backend(Dataset=tfdata.Dataset, td=tfdata)
+SAVE_FOLDERS: list[str] = []  # where save_load saves (one folder for this module's tests)
+
+
+def _tmp() -> str:
+    return tempfile.mkdtemp(dir=SAVE_FOLDERS[-1])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _save_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    SAVE_FOLDERS.append(str(tmp_path_factory.mktemp("tf_diff_saved")))
+    yield
+    SAVE_FOLDERS.pop()
+
+
+BACKEND = Backend(Dataset=tfdata.Dataset, td=tfdata, data=str(FILES), tmp=_tmp)
 # TF's interleave(cycle_length=None) counts the cores of the machine that wrote the file
 CORES = tfdata.Options()
 CORES.autotune.cpu_budget = DATA["cores"]
@@ -51,6 +67,8 @@ def _errors_blurred(answer: dict[str, Any]) -> dict[str, Any]:
         if isinstance(v, dict) and ("error" in v or "iter_error" in v):
             return {"error": "iter" if "iter_error" in v else "next"}
         return v
+    if "finals" in answer:
+        return {**answer, "finals": [blur(v) for v in answer["finals"]]}
     return {**answer, "epochs": [[blur(v) for v in epoch] for epoch in answer["epochs"]]}
 
 
@@ -62,13 +80,17 @@ def make(desc: dict[str, Any]) -> Any:
 
 def ours(desc: dict[str, Any]) -> dict[str, Any]:
     """Our answer for one description, in the golden's form."""
-    return {"desc": desc, **run(make(desc), 2, lambda e: e)}
+    dataset = make(desc)
+    answer = run(dataset, 2, lambda e: e, desc.get("limit", LIMIT), final_of(desc, BACKEND))
+    return {"desc": desc, **answer}
 
 
 # Cases where we differ from TF: not yet fixed (the issue item), or on purpose (docs/tfdata.md,
 # "Where we differ from tf.data"). Strict: a case that starts to match fails until removed.
 DIFFERENT: dict[str, str] = {
     "map error under a shuffle": "deliberate: an error under a shuffle over random access",
+    "599-from_generator.bucket_by_sequence_length": "deliberate: a window whose batch fails "
+    "in the flush at the end of the input raises once here; TF raises it forever",
 }
 
 
@@ -88,7 +110,7 @@ def test_same_answer_as_tensorflow(case: dict[str, Any]) -> None:
     assert _errors_blurred(ours(desc)) == _errors_blurred(case)
 
 
-RESUMABLE = [c for c in CASES if "build_error" not in c and len(c["epochs"][0]) > 2 and
+RESUMABLE = [c for c in CASES if "epochs" in c and len(c["epochs"][0]) > 2 and
              not any(isinstance(v, dict) and "sig" not in v for e in c["epochs"] for v in e)]
 
 

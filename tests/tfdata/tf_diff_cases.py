@@ -14,9 +14,15 @@ def _fn(name: str) -> dict[str, str]:
     return {"fn": name}
 
 
+def _final(desc: dict[str, Any], *final: Any) -> dict[str, Any]:
+    return {**desc, "final": list(final)}
+
+
 RANGE6 = ["range", [6]]
 STRINGS = ["slices", [["a", "bb"]]]
 SENTENCES = ["slices", [["a bb", "ccc", "d e f"]]]
+DAMAGED = [{"file": "exbad-0.tfrecord"}, {"file": "ex-1.tfrecord"},
+           {"file": "exbad-1.tfrecord"}]
 
 FIXED: dict[str, dict[str, Any]] = {
     # 13.1 padded_batch of scalar strings, string padding values
@@ -91,4 +97,33 @@ FIXED: dict[str, dict[str, Any]] = {
                             {"ds": {"src": ["range", [4]], "ops": []}}]}]]),
     "padded_shapes of -5": _p(["range", [4]], ["map", [_fn("range(x%4)")], {}],
                               ["padded_batch", [2], {"padded_shapes": [-5]}]),
+    # found by the file/consumer cases: get_single_element runs unoptimized (shuffle.repeat
+    # unfused), reduce optimized; the options that switch TF's static rewrites
+    "get_single_element over shuffle.repeat": _final(_p(
+        ["range", [3]], ["shuffle", [3, 7], {}], ["repeat", [2], {}],
+        ["shuffle", [100, 0], {}], ["take", [1], {}]), "get_single_element", [], {}),
+    "reduce over shuffle.repeat": _final(_p(
+        ["range", [3]], ["shuffle", [3, 7], {}], ["repeat", [2], {}],
+        ["shuffle", [100, 0], {}]), "reduce", [{"const": 0, "dtype": "int64"},
+                                               _fn("(s*3+x)%1009")], {}),
+    "repeat(1) without noop_elimination": _p(
+        ["range", [4]], ["shuffle", [4, 0], {}], ["map", [_fn("x+1")], {}], ["repeat", [1], {}],
+        ["with_optimization", [], {"noop_elimination": False}]),
+    "shuffle.repeat without shuffle_and_repeat_fusion": _p(
+        ["range", [3]], ["shuffle", [7, 42], {}], ["map", [_fn("x+1")], {}],
+        ["shuffle", [7, 5], {}], ["repeat", [], {}], ["take", [2], {}],
+        ["with_optimization", [], {"shuffle_and_repeat_fusion": False}]),
+    # damaged TFRecord files: their records, then DataLossError, then the next file
+    "TFRecordDataset over damaged files": _p(
+        ["TFRecordDataset", [DAMAGED], {}], ["map", [_fn("parse1(r)")], {}],
+        ["map", [_fn("ex['id']")], {}]),
+    "TFRecordDataset over damaged files, num_parallel_reads=2, ignore_errors": _p(
+        ["TFRecordDataset", [DAMAGED], {"num_parallel_reads": 2}],
+        ["map", [_fn("parse1(r)")], {}], ["ignore_errors", [], {}]),
+    "TFRecordDataset over damaged files, repeat(2)": _p(
+        ["TFRecordDataset", [DAMAGED], {}], ["repeat", [2], {}], ["map", [_fn("parse1s(r)")], {}]),
+    "shuffle.take(-1).repeat without default optimizations": _p(
+        ["range", [3]], ["shuffle", [7, 42], {}], ["map", [_fn("x+1")], {}],
+        ["shuffle", [7, 5], {}], ["take", [-1], {}], ["repeat", [], {}], ["take", [2], {}],
+        ["with_optimization", [], {"apply_default_optimizations": False}]),
 }

@@ -40,6 +40,7 @@ class Draw:
     repeated: bool = False       # ... and a repeat above it (its epochs draw seeds)
     readahead: bool = False      # ... and an op TF runs ahead asynchronously above that
     may_fail: bool = False       # some element may raise (TF's recovery differs per op)
+    endless: bool = False        # ... and TF may then raise forever (a failed window)
     used: list[str] = field(default_factory=list)
 
     def runs_ahead(self) -> bool:

@@ -8,10 +8,18 @@ A pipeline is JSON: a source, a list of ops and the global seed::
              ["map", [{"fn": "x*2"}], {}],         # .map(<the function named "x*2">)
              ["interleave", [{"fn": "D.range(x%4)"}], {"cycle_length": 2}]]}
 
-Arguments are JSON values, with four tagged forms: ``{"fn": name}`` a function of the fixed
+Arguments are JSON values, with tagged forms: ``{"fn": name}`` a function of the fixed
 table :data:`FUNCTIONS`, ``{"ds": pipeline}`` a nested dataset (no seed of its own),
 ``{"const": v, "dtype": "int64"}`` a typed constant (``tf.constant`` / a NumPy scalar),
-``{"tuple": [...]}`` a tuple. Ops are method calls with TF's names, so the same description
+``{"tuple": [...]}`` a tuple, ``{"file": name}`` the path of a data file (or a glob pattern) in
+the backend's data folder, ``{"dtype": "int32"}`` a dtype and ``{"spec": [shape, dtype]}`` a
+``TensorSpec``. A source may carry keyword arguments (``["TFRecordDataset", [files],
+{"num_parallel_reads": 2}]``; the readers are ``tf.data``'s module attributes). The op
+``save_load`` saves the dataset to a new folder and loads it back, ``with_optimization``
+sets ``Options().experimental_optimization`` fields (:data:`SPECIAL_OPS`), and a
+description's optional ``final`` (``reduce`` or ``get_single_element``) consumes the dataset
+instead of iterating it; ``limit`` bounds the elements recorded per epoch (default
+:data:`LIMIT`). Ops are method calls with TF's names, so the same description
 builds a ``tf.data.Dataset`` (``tools/tf_diff.py``) and a ``minibatcher.tfdata.Dataset``
 (``tests/tfdata/test_tf_diff.py``). This module never imports TensorFlow: a :class:`Backend`
 carries the module that builds.
@@ -22,46 +30,17 @@ works on a tensor and on a NumPy value); otherwise it has a TF and a NumPy body.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
+from .tf_diff_base import Backend, Fn, dtype_of, module_of
+from .tf_diff_base import on_dataset as _ds
+from .tf_diff_base import same as _same
+from .tf_diff_base import split as _split
+from .tf_diff_io_lang import IO_FUNCTIONS
 
-@dataclass(frozen=True)
-class Backend:
-    """What builds a pipeline: ``tf`` (TensorFlow) or ``td`` (minibatcher.tfdata) is set."""
-
-    Dataset: Any
-    tf: Any = None
-    td: Any = None
-
-
-@dataclass(frozen=True)
-class Fn:
-    """A named function: the element kind it takes and gives, and ``make(backend)`` -> the
-    callable. Kinds: ``int`` (int64), ``i32``, ``str``, ``vec`` (1-D int64, ragged), ``svec``
-    (1-D strings), ``pair`` ((int64, int64)), ``e:K`` (enumerated K), ``b:K`` (batches of K);
-    ``num`` takes int or i32 and ``=`` gives the kind taken; ``ds:K`` is a dataset of K,
-    ``bool`` a predicate, ``key`` an int64 key, ``len`` an int32 length, ``window`` a
-    ``(key, window)`` reduce function and ``size`` a window size."""
-
-    takes: str
-    gives: str
-    make: Callable[[Backend], Callable[..., Any]]
-
-
-def _same(fn: Callable[..., Any]) -> Callable[[Backend], Callable[..., Any]]:
-    return lambda b: fn
-
-
-def _split(tf_fn: Callable[[Any], Callable[..., Any]], np_fn: Callable[..., Any]
-           ) -> Callable[[Backend], Callable[..., Any]]:
-    return lambda b: tf_fn(b.tf) if b.tf is not None else np_fn
-
-
-def _ds(fn: Callable[[Any], Callable[..., Any]]) -> Callable[[Backend], Callable[..., Any]]:
-    return lambda b: fn(b.Dataset)
+__all__ = ["Backend", "Fn", "FUNCTIONS", "build", "run", "encode"]
 
 
 def _failing(tf: Any) -> Callable[[Any], Any]:
@@ -147,6 +126,7 @@ FUNCTIONS: dict[str, Fn] = {
     "(s*2+x,x)": Fn("scan", "=", _same(lambda s, x: (s * 2 + x, x))),
     "win.batch(3)": Fn("win", "b:", _same(lambda w: w.batch(3))),
     "win.take(2)": Fn("win", "=", _same(lambda w: w.take(2))),
+    **IO_FUNCTIONS,  # files, parsing, generators, reduce and load functions (own kinds)
 }
 
 
@@ -164,6 +144,14 @@ def resolve(value: Any, backend: Backend) -> Any:
         return tuple(resolve(v, backend) for v in value["tuple"])
     if "const" in value:
         return _constant(value["const"], value["dtype"], backend)
+    if "file" in value:
+        return backend.path(value["file"])
+    if "spec" in value:
+        shape, dtype = value["spec"]
+        spec_class = (backend.tf or backend.td).TensorSpec
+        return spec_class(shape, dtype_of(backend, dtype))
+    if "dtype" in value:
+        return dtype_of(backend, value["dtype"])
     raise ValueError(f"unknown argument form {value!r}")
 
 
@@ -175,23 +163,77 @@ def _constant(value: Any, dtype: str, backend: Backend) -> Any:
     return np.array(value, dtype=dtype)[()]
 
 
+def _save_load(ds: Any, backend: Backend, compression: str | None = None,
+               shard_func: Any = None, reader_func: Any = None) -> Any:
+    """``ds.save(path, ...)`` into a new folder, then ``Dataset.load(path, ...)``."""
+    if backend.tmp is None:
+        raise ValueError("save_load needs a backend with tmp()")
+    path = backend.tmp() + "/saved"
+    ds.save(path, compression=compression, shard_func=shard_func)
+    return backend.Dataset.load(path, compression=compression, reader_func=reader_func)
+
+
+def _with_optimization(ds: Any, backend: Backend, **fields: bool) -> Any:
+    """``ds.with_options(o)`` with ``o.experimental_optimization``'s ``fields`` set."""
+    options = module_of(backend).Options()
+    for name, value in fields.items():
+        setattr(options.experimental_optimization, name, value)
+    return ds.with_options(options)
+
+
+SPECIAL_OPS: dict[str, Callable[..., Any]] = {"save_load": _save_load,
+                                              "with_optimization": _with_optimization}
+SOURCES = {"slices": "from_tensor_slices", "tensors": "from_tensors"}
+READERS = ("TFRecordDataset", "FixedLengthRecordDataset", "TextLineDataset")
+
+
 def build(desc: dict[str, Any], backend: Backend) -> Any:
     """The dataset ``desc`` describes (its ``seed`` is applied by the caller)."""
-    name, args = desc["src"]
-    ds = getattr(backend.Dataset, SOURCES.get(name, name))(*resolve(args, backend))
+    name, args, *rest = desc["src"]
+    kwargs = {k: resolve(v, backend) for k, v in (rest[0] if rest else {}).items()}
+    owner = module_of(backend) if name in READERS else backend.Dataset
+    ds = getattr(owner, SOURCES.get(name, name))(*resolve(args, backend), **kwargs)
     for op, op_args, op_kwargs in desc["ops"]:
-        ds = getattr(ds, op)(*resolve(op_args, backend),
-                             **{k: resolve(v, backend) for k, v in op_kwargs.items()})
+        op_args = resolve(op_args, backend)
+        op_kwargs = {k: resolve(v, backend) for k, v in op_kwargs.items()}
+        if op in SPECIAL_OPS:
+            ds = SPECIAL_OPS[op](ds, backend, *op_args, **op_kwargs)
+        else:
+            ds = getattr(ds, op)(*op_args, **op_kwargs)
     return ds
 
 
-SOURCES = {"slices": "from_tensor_slices", "tensors": "from_tensors"}
+def final_of(desc: dict[str, Any], backend: Backend) -> Callable[[Any], Any] | None:
+    """The description's consumer (``ds.reduce(...)``, ``ds.get_single_element()``), if any."""
+    if not desc.get("final"):
+        return None
+    op, op_args, op_kwargs = desc["final"]
+    op_args = resolve(op_args, backend)
+    op_kwargs = {k: resolve(v, backend) for k, v in op_kwargs.items()}
+    return lambda ds: getattr(ds, op)(*op_args, **op_kwargs)
+
+
+def _latin1(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_latin1(v) for v in value]
+    return value.decode("latin-1") if isinstance(value, bytes) else value
 
 
 def encode_leaf(leaf: Any) -> tuple[str, Any]:
-    """``(dtype code, JSON value)`` of one NumPy leaf (strings as latin-1 text)."""
+    """``(dtype code, JSON value)`` of one leaf (strings as latin-1 text; a RaggedTensor as
+    ``r<values dtype>/<row_splits dtypes>`` and its nested lists; a SparseTensor as
+    ``sp<values dtype>`` and ``[indices, values, dense_shape]``), NumPy or TF."""
     if isinstance(leaf, bytes):
         return "s", leaf.decode("latin-1")
+    if hasattr(leaf, "nested_row_splits"):
+        flat = np.asarray(leaf.flat_values)
+        splits = ",".join(np.asarray(s).dtype.str for s in leaf.nested_row_splits)
+        code = "s" if flat.dtype.kind in "OS" else flat.dtype.str
+        return f"r{code}/{splits}", _latin1(leaf.to_list())
+    if hasattr(leaf, "dense_shape"):
+        code, values = encode_leaf(np.asarray(leaf.values))
+        return "sp" + code, [np.asarray(leaf.indices).tolist(), values,
+                             np.asarray(leaf.dense_shape).tolist()]
     arr = np.asarray(leaf)
     if arr.dtype.kind in "OS":
         flat = [v.decode("latin-1") if isinstance(v, bytes) else repr(v) for v in arr.ravel()]
@@ -215,7 +257,8 @@ MAX_READ = 3000     # elements read per epoch at most (the generator's pipelines
 MAX_ERRORS = 10     # errors per epoch before the epoch is abandoned
 
 
-def _epoch(dataset: Any, convert: Callable[[Any], Any], sigs: list[Any]) -> list[Any]:
+def _epoch(dataset: Any, convert: Callable[[Any], Any], sigs: list[Any],
+           limit: int) -> list[Any]:
     try:
         it = iter(dataset)
     except Exception as e:  # noqa: BLE001 - recorded and compared
@@ -238,19 +281,31 @@ def _epoch(dataset: Any, convert: Callable[[Any], Any], sigs: list[Any]) -> list
             if len(sigs) > 1:
                 value = {"sig": sigs.index(sig), "v": value}
         read += 1
-        if len(values) < LIMIT:
+        if len(values) < limit:
             values.append(value)
-    if read > LIMIT:
+    if read > limit:
         values.append({"total": read})
     return values
 
 
-def run(dataset: Any, epochs: int, convert: Callable[[Any], Any]) -> dict[str, Any]:
+def _consume(final: Callable[[Any], Any], dataset: Any, convert: Callable[[Any], Any]) -> Any:
+    try:
+        return list(encode(convert(final(dataset))))
+    except Exception as e:  # noqa: BLE001 - recorded and compared
+        return {"error": type(e).__name__}
+
+
+def run(dataset: Any, epochs: int, convert: Callable[[Any], Any], limit: int = LIMIT,
+        final: Callable[[Any], Any] | None = None) -> dict[str, Any]:
     """Its cardinality, then ``epochs`` iterations of ``dataset`` (the same object: TF's next
-    epochs), each read to its end (recording the first :data:`LIMIT` elements and the count):
+    epochs), each read to its end (recording the first ``limit`` elements and the count):
     stopping early would make TF's next epoch depend on how far its background threads read
     ahead. An error is recorded as ``{"error": class name}`` and reading goes on (TF's
-    iterators continue after an error in a function)."""
+    iterators continue after an error in a function). With ``final``, ``epochs`` calls of
+    ``final(dataset)`` (``[signature, value]`` or the error) instead of iterations."""
+    if final is not None:
+        finals = [_consume(final, dataset, convert) for _ in range(epochs)]
+        return {"card": int(dataset.cardinality()), "finals": finals}
     sigs: list[Any] = []
-    out = [_epoch(dataset, convert, sigs) for _ in range(epochs)]
+    out = [_epoch(dataset, convert, sigs, limit) for _ in range(epochs)]
     return {"card": int(dataset.cardinality()), "epochs": out, "sigs": sigs}

@@ -120,7 +120,7 @@ def text_examples(path: str | os.PathLike) -> ExampleSource:
     from ..tfdata import TextLineDataset
 
     lines = TextLineDataset(os.fspath(path))
-    count = int(lines.cardinality())
+    count = sum(len(source) for source in lines.sources)
     return ExampleSource(dataset_name(os.fspath(path)), FeaturesDict({"text": Text()}),
                          lambda: ({"text": bytes(line)} for line in lines), count, "lines")
 

@@ -55,6 +55,14 @@ def __getattr__(name: str) -> object:
 
     raise missing_module_name("tf.data", __name__, name, MISSING_IN_MODULE, sorted(__all__))
 
+
+def __getattr__(name: str) -> object:
+    """``tfdata.bfloat16`` (made on first use: it needs the optional ml_dtypes package)."""
+    if name == "bfloat16":
+        from . import dtypes
+        return dtypes.bfloat16
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [
     "AUTOTUNE",
     "AutoShardPolicy",

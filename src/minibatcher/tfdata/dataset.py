@@ -185,7 +185,7 @@ class Dataset(SourceMethods, TransformMethods, ConsumerMethods):
             [np.int32(1), np.int32(2)]
         """
         from .sources import GeneratorDataset
-        return GeneratorDataset(generator, output_types, args, output_signature)
+        return GeneratorDataset(generator, output_types, args, output_signature, output_shapes)
 
     @staticmethod
     def zip(*args: Any, datasets: Any = None, name: str | None = None) -> "Dataset":

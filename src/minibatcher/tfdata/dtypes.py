@@ -5,7 +5,8 @@ A :class:`DType` has TF's attributes (``name``, ``as_numpy_dtype``, ``size``, ``
 ``np.dtype("int64")``) or as a name (``"int64"``), as TF's do. Wherever the tfdata API takes a
 dtype (``from_generator(output_types=...)``, ``TensorSpec``, ``range(output_type=...)``,
 ``tfdata.io.FixedLenFeature``) a DType, a NumPy dtype and a name are all accepted; unlike TF's,
-``np.dtype(tfdata.int64)`` works too. ``tfdata.string`` holds ``bytes``: its NumPy dtype is
+``np.dtype(tfdata.int64)`` works too. ``tfdata.bfloat16`` is ``ml_dtypes.bfloat16``'s (the
+optional ``ml_dtypes`` package). ``tfdata.string`` holds ``bytes``: its NumPy dtype is
 ``object``, as TF's ``.numpy()`` gives. ``repr`` is TF's (``tf.int64``), so messages that
 embed a dtype (parse errors, feature reprs) read exactly as TF's.
 
@@ -19,9 +20,12 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
+
+from ..errors import NotSupportedError
 
 
 class DType:
@@ -87,7 +91,7 @@ class DType:
     @property
     def is_floating(self) -> bool:
         """Whether this is a real floating-point dtype."""
-        return self.dtype.kind == "f"
+        return self.dtype.kind == "f" or self._name == "bfloat16"  # ml_dtypes' kind is "V"
 
     @property
     def is_complex(self) -> bool:
@@ -112,6 +116,9 @@ class DType:
     def _limit(self, which: str) -> Any:
         if self.is_integer:
             return int(getattr(np.iinfo(self.dtype), which))
+        if self._name == "bfloat16":
+            import ml_dtypes  # noqa: PLC0415 - present: the dtype exists
+            return getattr(ml_dtypes.finfo(self.dtype), which)
         if self.is_floating:
             return getattr(np.finfo(self.dtype), which)
         raise TypeError(f"Cannot find {'minimum' if which == 'min' else 'maximum'} value of "
@@ -169,6 +176,31 @@ _BY_KIND = {np.dtype(t): d for d in _BY_NAME.values() for t in [d.as_numpy_dtype
             if d is not string}
 
 
+@functools.cache
+def _bfloat16() -> DType:
+    """``bfloat16``, NumPy-backed by the ``ml_dtypes`` package (``pip install
+    minibatcher[bfloat16]``), made on first use."""
+    try:
+        import ml_dtypes  # noqa: PLC0415 - optional: only bfloat16 needs it
+    except ImportError:
+        raise NotSupportedError("bfloat16 needs the ml_dtypes package (NumPy has no bfloat16); "
+                                "install it with pip install minibatcher[bfloat16]") from None
+    return DType("bfloat16", ml_dtypes.bfloat16)
+
+
+def __getattr__(name: str) -> Any:
+    """``bfloat16`` (the other dtypes are plain attributes).
+
+    Example:
+        >>> import minibatcher.tfdata.dtypes as d
+        >>> d.bfloat16.name, d.bfloat16.size, d.bfloat16.is_floating
+        ('bfloat16', 2, True)
+    """
+    if name == "bfloat16":
+        return _bfloat16()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _from_numpy(value: Any) -> DType | None:
     if value is object or value is np.object_ or value is np.bytes_ or value is np.str_:
         return string
@@ -184,6 +216,8 @@ def _from_numpy(value: Any) -> DType | None:
         return None
     if dt.kind in "OSU":
         return string
+    if dt.name == "bfloat16":  # ml_dtypes' (NumPy has none)
+        return _bfloat16()
     return _BY_KIND.get(dt)
 
 
@@ -201,6 +235,8 @@ def as_dtype(type_value: Any) -> DType:
     """
     if isinstance(type_value, DType):
         return type_value
+    if type_value == "bfloat16" or getattr(type_value, "name", None) == "bfloat16":
+        return _bfloat16()
     if isinstance(type_value, str):
         found = _BY_NAME.get(_ALIASES.get(type_value, type_value))
     elif hasattr(type_value, "as_numpy_dtype") and hasattr(type_value, "name"):

@@ -96,5 +96,15 @@ class FailedPreconditionError(OpError, RuntimeError):
     """
 
 
+class UnimplementedError(OpError, NotImplementedError):
+    """The operation is not implemented for this input (``tf.errors.UnimplementedError``;
+    e.g. random access to a dataset whose elements need the ones before them).
+
+    Example:
+        >>> issubclass(UnimplementedError, NotImplementedError)
+        True
+    """
+
+
 __all__ = ["AlreadyExistsError", "DataLossError", "FailedPreconditionError", "InvalidArgumentError",
-           "NotFoundError", "OpError", "OutOfRangeError"]
+           "NotFoundError", "OpError", "OutOfRangeError", "UnimplementedError"]

@@ -55,6 +55,18 @@ def RandomDataset(seed: int | None = None, rerandomize_each_iteration: bool | No
     return Dataset.random(seed, rerandomize_each_iteration)
 
 
+def at(dataset: Dataset, index: int) -> Any:
+    """``tf.data.experimental.at``: element ``index`` without iterating
+    (:mod:`~minibatcher.tfdata.random_access`).
+
+    Example:
+        >>> int(at(Dataset.range(10).batch(3), 1)[0])
+        3
+    """
+    from .random_access import at as element_at
+    return element_at(dataset, index)
+
+
 def cardinality(dataset: Dataset) -> int:
     """``dataset.cardinality()``.
 
@@ -228,7 +240,7 @@ def __getattr__(name: str) -> Any:
 __all__ = ["AUTOTUNE", "AutoShardPolicy", "AutotuneAlgorithm", "AutotuneOptions", "Counter",
            "DistributeOptions", "ExternalStatePolicy", "INFINITE_CARDINALITY",
            "OptimizationOptions", "RandomDataset", "ServiceOptions", "ThreadingOptions",
-           "UNKNOWN_CARDINALITY", "bucket_by_sequence_length", "cardinality",
+           "UNKNOWN_CARDINALITY", "at", "bucket_by_sequence_length", "cardinality",
            "choose_from_datasets", "dense_to_ragged_batch", "enumerate_dataset", "from_list",
            "get_single_element", "get_structure", "group_by_window", "ignore_errors", "load",
            "map_and_batch", "parallel_interleave", "sample_from_datasets", "save", "scan",

@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import ConfigError
 from ..state import Fields, as_fields
 from .arguments import MAX_CYCLE, tf_opt_int
-from .core import Iter, View, ViewIter, view_iter
+from .core import UNKNOWN, Iter, View, ViewIter, view_iter
 from .dataset import Dataset
 from .sources import ConcatSource, RecordSource, SourceDataset
 
@@ -113,7 +113,14 @@ class FilesDataset(Dataset):
     """The records of ``filenames`` (``open_source(name)`` gives each file's
     record source, in order), sequential or interleaved as tf.data reads them.
 
-    ``sources`` lists the per-file sources. Subclasses name the op
+    As TF: the files are read one after the other (``num_parallel_reads=None``
+    or 1), interleaved with ``cycle_length=num_parallel_reads, block_length=1``,
+    or with ``AUTOTUNE`` interleaved with TF's ``cycle_length=None`` rule. A
+    dataset of file names (``list_files``) is read again by every iteration
+    (a shuffling one lists the files in a new order each epoch); its files
+    are opened when an iteration reaches them. ``sources`` lists the per-file
+    sources of a list of names (opened here). The cardinality is unknown, as
+    TF's (TF does not count the records of files). Subclasses name the op
     (``_spec``).
 
     Example:
@@ -121,29 +128,47 @@ class FilesDataset(Dataset):
         >>> d = FilesDataset(["1", "2"], 2, lambda name: RangeSource(0, int(name), 1))
         >>> d.sequential, len(d.sources), d.cardinality()
         (False, 2, -2)
+        >>> names = Dataset.from_tensor_slices(["2", "1"]).shuffle(2, seed=0)
+        >>> d = FilesDataset(names, None, lambda name: RangeSource(0, int(name), 1))
+        >>> [[int(x) for x in d] for _ in range(2)]
+        [[0, 1, 0], [0, 0, 1]]
     """
 
     def __init__(self, filenames: Any, num_parallel_reads: int | None,
                  open_source: Callable[[str], RecordSource]) -> None:
+        self.parallel = tf_opt_int("num_parallel_reads", num_parallel_reads, -1, MAX_CYCLE) or 1
+        if isinstance(filenames, Dataset):
+            self.filenames: list[str] | None = None
+            self.sources: list[RecordSource] = []
+            opened: dict[str, RecordSource] = {}
+
+            def by_name(name: Any) -> RecordSource:
+                path = os.fsdecode(name) if isinstance(name, (bytes, os.PathLike)) else str(name)
+                if path not in opened:
+                    opened[path] = open_source(path)
+                return opened[path]
+            self._impl: Dataset = self._read(filenames, by_name)
+            return
         self.filenames = filenames_of(filenames)
         self.sources = [open_source(f) for f in self.filenames]
-        self.parallel = tf_opt_int("num_parallel_reads", num_parallel_reads, -1, MAX_CYCLE) or 1
-        if self.parallel > 1 and len(self.sources) > 1:
+        if self.parallel != 1 and len(self.sources) > 1:
             files = Dataset.from_tensor_slices(list(range(len(self.sources))))
-            self._impl: Dataset = files.interleave(self._file_function(), cycle_length=self.parallel,
-                                                   block_length=1)
+            self._impl = self._read(files, lambda i: self.sources[int(i)])
         else:
             self._impl = SourceDataset(ConcatSource(self.sources))
 
-    def _file_function(self) -> Callable[[Any], Dataset]:
-        sources = self.sources
-
-        def one_file(i: Any) -> Dataset:
-            return FileSourceDataset(sources[int(i)])
+    def _read(self, files: Dataset, source_of: Callable[[Any], RecordSource]) -> Dataset:
+        """The records of the files ``files`` names, read as TF reads them."""
+        def one_file(name: Any) -> Dataset:
+            return FileSourceDataset(source_of(name))
 
         # Plans name functions by qualified name: keep the name states were saved with.
         one_file.__qualname__ = f"{type(self).__name__}.__init__.<locals>.<lambda>"
-        return one_file
+        if self.parallel == -1:  # TF: interleave(num_parallel_calls=AUTOTUNE)
+            return files.interleave(one_file, block_length=1, num_parallel_calls=-1)
+        if self.parallel > 1:
+            return files.interleave(one_file, cycle_length=self.parallel, block_length=1)
+        return files.flat_map(one_file)
 
     @property
     def sequential(self) -> bool:
@@ -169,4 +194,4 @@ class FilesDataset(Dataset):
         return self._impl._make_iter(state)
 
     def _cardinality(self) -> int:
-        return self._impl._cardinality()
+        return UNKNOWN  # TF does not count the records of files

@@ -31,7 +31,6 @@ from typing import Any
 from ..errors import ConfigError
 from ..formats.file_digest import content_digest
 from ..formats.guarded_file import GuardedFile
-from .core import UNKNOWN
 from .errors import DataLossError, InvalidArgumentError, NotFoundError
 from .files import FilesDataset
 
@@ -153,6 +152,3 @@ class FixedLengthRecordDataset(FilesDataset):
         return {"op": "fixed_length_record", "record_bytes": record, "header_bytes": header,
                 "footer_bytes": footer, "compression_type": kind,
                 "num_parallel_reads": self.parallel}
-
-    def _cardinality(self) -> int:
-        return UNKNOWN  # TF does not count records of files

@@ -41,7 +41,10 @@ class ConsumerMethods:
 
     def get_single_element(self, name: str | None = None) -> Any:
         """The one element of a dataset of exactly one element
-        (``InvalidArgumentError`` otherwise, as TF).
+        (``InvalidArgumentError`` otherwise, as TF). As TF, the dataset runs without
+        the static rewrites (``shuffle(...).repeat(...)`` unfused, ``repeat(1)`` kept:
+        :func:`~minibatcher.tfdata.options.static_rewrites`), which shows in when
+        shuffles below start their iterations.
 
         Example:
             >>> from minibatcher.tfdata import Dataset
@@ -51,15 +54,20 @@ class ConsumerMethods:
             minibatcher.tfdata.errors.InvalidArgumentError: Dataset was empty.
         """
         from .errors import InvalidArgumentError
-        it = iter(self)  # type: ignore[call-overload]
+        from .options import UNOPTIMIZED
+        token = UNOPTIMIZED.set(True)  # TF runs this dataset without its static rewrites
         try:
-            element = next(it)
-        except StopIteration:
-            raise InvalidArgumentError("Dataset was empty.") from None
-        try:
-            next(it)
-        except StopIteration:
-            return element
+            it = iter(self)  # type: ignore[call-overload]
+            try:
+                element = next(it)
+            except StopIteration:
+                raise InvalidArgumentError("Dataset was empty.") from None
+            try:
+                next(it)
+            except StopIteration:
+                return element
+        finally:
+            UNOPTIMIZED.reset(token)
         raise InvalidArgumentError("Dataset had more than one element.")
 
     @property

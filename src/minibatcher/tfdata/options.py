@@ -9,9 +9,12 @@ The options returned by ``options()`` are frozen, as TF's.
 
 What they change here: ``deterministic`` is the default of the
 ``deterministic`` argument of parallel ops (:func:`deterministic`; unset
-means True, as in TF) and is part of the checkpoint's plan. The other options
-steer TF's runtime (autotuning, graph rewrites, thread pools, distribution):
-they are accepted, kept and merged, and change no element, order or state.
+means True, as in TF) and is part of the checkpoint's plan; the static rewrites
+``shuffle_and_repeat_fusion`` and ``noop_elimination`` decide, as in TF, when
+shuffles under a ``repeat`` start their iterations (:func:`static_rewrites`). The
+other options steer TF's runtime (autotuning, other graph rewrites, thread pools,
+distribution): they are accepted, kept and merged, and change no element, order or
+state.
 
 Example:
     >>> from minibatcher.tfdata import Dataset
@@ -227,7 +230,9 @@ class DistributeOptions(OptionsBase):
 
 class OptimizationOptions(OptionsBase):
     """``tf.data.experimental.OptimizationOptions``: TF's graph rewrites (accepted;
-    none of them changes elements or order, and none is needed here).
+    none changes elements, and only ``shuffle_and_repeat_fusion`` and
+    ``noop_elimination`` (with ``apply_default_optimizations``) change an order: they
+    decide when shuffles under a ``repeat`` start their iterations, :func:`static_rewrites`).
 
     Example:
         >>> o = OptimizationOptions(); o.map_fusion = True; o.map_fusion, o.noop_elimination
@@ -349,6 +354,32 @@ def pipeline_options() -> Options:
     """
     active = ACTIVE.get()
     return _DEFAULT if active is None else active
+
+
+# True while get_single_element runs its dataset: TF runs it without the static rewrites
+UNOPTIMIZED: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "minibatcher_tfdata_unoptimized", default=False)
+
+
+def static_rewrites() -> tuple[bool, bool]:
+    """``(shuffle_and_repeat_fusion, noop_elimination)``: whether TF applies these two
+    static rewrites to the pipeline being iterated (the only ones that show in elements:
+    they decide when shuffles start their iterations). Both are default optimizations: on
+    unless set False, or set True under ``apply_default_optimizations=False``; both off
+    inside ``get_single_element`` (TF runs that dataset unoptimized).
+
+    Example:
+        >>> static_rewrites()
+        (True, True)
+    """
+    if UNOPTIMIZED.get():
+        return False, False
+    opt = pipeline_options().experimental_optimization
+    default = opt.apply_default_optimizations is not False
+
+    def on(value: bool | None) -> bool:
+        return value is True or (default and value is not False)
+    return on(opt.shuffle_and_repeat_fusion), on(opt.noop_elimination)
 
 
 def deterministic(argument: bool | None) -> bool:

@@ -22,6 +22,7 @@ from .arguments import tf_int
 from .block import Block
 from .core import INFINITE, UNKNOWN, Iter, ListView, View, all_at_start, clamp_count, view_iter
 from .dataset import Dataset
+from .options import static_rewrites
 from .restore import check_moved
 from .shuffle_repeat import FusedRepeatIter, fused_shuffle
 from .transforms import _PassIter, _Unary, is_random
@@ -302,11 +303,12 @@ class _RepeatIter(Iter):
     """TF's repeat iterator: the input's first iterator is made at once; a finite
     repeat makes the next one as soon as one ends, so after its last repetition it
     makes one more that is never read (its shuffles take an iteration: TF's
-    "extra" iterator); a forever-repeat makes the next one when it is read."""
+    "extra" iterator; ``extra=False`` for a ``repeat(1)`` TF's no-op elimination
+    removes); a forever-repeat makes the next one when it is read."""
 
     def __init__(self, dataset: Dataset, count: int, rep: int, inner: Fields | None,
-                 started: bool) -> None:
-        self.dataset, self.count, self.rep = dataset, count, rep
+                 started: bool, extra: bool = True) -> None:
+        self.dataset, self.count, self.rep, self.extra = dataset, count, rep, extra
         self.cur: Iter | None = dataset._make_iter(inner) if started else None
         self.fresh = False  # nothing read from cur yet (a restored cur had been read: TF's rule)
         if not started and (count > 0 or count < 0) and rep == 0:
@@ -330,7 +332,7 @@ class _RepeatIter(Iter):
         self.rep += 1
         if fresh and self.count < 0:
             self.count = self.rep  # an empty input ends a forever-repeat (as TF)
-        elif self.count > 1 and self.rep == self.count:
+        elif self.extra and self.count > 0 and self.rep == self.count:
             self.dataset._iterate_unread()  # TF's extra input iterator
         elif 0 < self.rep < self.count:
             self.cur, self.fresh = self.dataset._make_iter(None), True
@@ -381,7 +383,11 @@ class RepeatDataset(_Unary):
         self._count = clamp_count(tf_int("count", count))
 
     def _spec(self) -> dict[str, Any]:
-        return {"op": "repeat", "count": self._count}
+        spec: dict[str, Any] = {"op": "repeat", "count": self._count}
+        fuse, noops = static_rewrites()
+        if not (fuse and noops):  # its iterator depends on them (default plans unchanged)
+            spec["rewrites"] = {"shuffle_and_repeat_fusion": fuse, "noop_elimination": noops}
+        return spec
 
     def _has_view(self) -> bool:
         return self._count >= 0 and self._parent._has_view() and not is_random(self._parent)
@@ -392,13 +398,16 @@ class RepeatDataset(_Unary):
     def _make_iter(self, state: Fields | None) -> Iter:
         if self._has_view():
             return super()._make_iter(state)
-        shuffle = None if self._count in (0, 1) else fused_shuffle(self._parent)
+        fuse, noops = static_rewrites()  # TF's rewrites of the iterated pipeline
+        shuffle = None if self._count in (0, 1) or not fuse else fused_shuffle(self._parent,
+                                                                              noops)
         if shuffle is not None:  # TF fuses shuffle(...).repeat(...)
             return FusedRepeatIter(self._parent, shuffle, self._count, state)
+        extra = self._count > 1 or self._count == 1 and not noops  # repeat(1) left in place
         if state is None:
-            return _RepeatIter(self._parent, self._count, 0, None, False)
+            return _RepeatIter(self._parent, self._count, 0, None, False, extra)
         count, rep, inner = _repeat_cursor(state, self._count)
-        return _RepeatIter(self._parent, count, rep, inner, inner is not None)
+        return _RepeatIter(self._parent, count, rep, inner, inner is not None, extra)
 
     def _iterate_unread(self) -> None:
         if self._count != 0:

@@ -38,10 +38,10 @@ from .shuffle import FusedEpoch, ShuffleDataset
 MAX_AHEAD = 3  # TF's kMaxEpochsInBuffer: the buffer spans at most 4 epochs
 
 
-def fused_shuffle(node: Dataset) -> ShuffleDataset | None:
+def fused_shuffle(node: Dataset, noops: bool = True) -> ShuffleDataset | None:
     """The shuffle a ``repeat`` over ``node`` fuses with in TF, or None: ``node``
-    itself, or the shuffle under TF's no-op steps (``take(-1)``, ``skip(0)``,
-    ``shard(1, 0)``, ``repeat(1)``).
+    itself, or (when TF's no-op elimination runs, ``noops``) the shuffle under TF's
+    no-op steps (``take(-1)``, ``skip(0)``, ``shard(1, 0)``, ``repeat(1)``).
 
     Example:
         >>> from minibatcher.tfdata import Dataset
@@ -51,10 +51,10 @@ def fused_shuffle(node: Dataset) -> ShuffleDataset | None:
     """
     from .positional import RepeatDataset, ShardDataset, SkipDataset, TakeDataset
     while not isinstance(node, ShuffleDataset):
-        noop = (isinstance(node, TakeDataset) and node._count < 0 or
-                isinstance(node, SkipDataset) and node._count == 0 or
-                isinstance(node, ShardDataset) and node._n == 1 or
-                isinstance(node, RepeatDataset) and node._count == 1)
+        noop = noops and (isinstance(node, TakeDataset) and node._count < 0 or
+                          isinstance(node, SkipDataset) and node._count == 0 or
+                          isinstance(node, ShardDataset) and node._n == 1 or
+                          isinstance(node, RepeatDataset) and node._count == 1)
         if not noop:
             return None
         node = node._parent

@@ -18,8 +18,10 @@ The folder format (ours; TensorFlow's snapshot protos are not read or written):
 ``load`` gives ``reader_func(shards)``, ``shards`` being a dataset of one dataset per
 shard in index order; TF's default reader interleaves them with
 ``cycle_length=multiprocessing.cpu_count()``, and so does ours (with one shard the
-saved order comes back whatever the machine). The loaded dataset reads records by
-position: its iterators checkpoint and seek like any file reader's.
+saved order comes back whatever the machine). Its cardinality is the saved element
+count whatever ``reader_func`` does, as TF's (a reader that drops elements does not
+change it). The loaded dataset reads records by position: its iterators checkpoint and
+seek like any file reader's.
 
 Example:
     >>> import pathlib, tempfile
@@ -214,7 +216,7 @@ class LoadedDataset(_Unary):
         return self._parent._make_iter(state)
 
     def _cardinality(self) -> int:
-        return self._count if self._count >= 0 else self._parent._cardinality()
+        return self._count
 
 
 def _metadata(path: str, wait: bool) -> dict[str, Any]:
@@ -265,6 +267,6 @@ def load(path: str, element_spec: Any = None, compression: str | None = None,
         element_spec = spec_from_json(meta["element_spec"])
     shards = [SourceDataset(s) for s in sources] or [Dataset.range(0)]
     reader = _default_reader if reader_func is None else reader_func
-    count = sum(s["elements"] for s in meta["shards"]) if reader_func is None else -1
+    count = sum(s["elements"] for s in meta["shards"])  # TF's, whatever the reader does
     return LoadedDataset(reader(SourceDataset(ElementsSource(shards))), element_spec, sources,
                          count)

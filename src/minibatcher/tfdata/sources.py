@@ -32,6 +32,7 @@ from .block import (ArrayColumn, Block, ColumnBlock, ListBlock, RecordsBlock, co
                     merge_blocks)
 from .core import Iter, View
 from .dataset import Dataset
+from .generator_signature import check_shapes, signature_of
 from .structure import flatten, is_structure, pack_as, to_array, to_leaf
 
 
@@ -379,9 +380,9 @@ class _GeneratorIter(Iter):
                             "gives; it must give the same elements on every call)")
 
     def __next__(self) -> Any:
-        value = self._convert(next(self._it))
-        self.consumed += 1
-        return value
+        value = next(self._it)
+        self.consumed += 1  # a value that fails the signature is consumed too (TF goes on)
+        return self._convert(value)
 
     def skip(self, count: int) -> int:
         done = 0
@@ -412,13 +413,14 @@ class GeneratorDataset(Dataset):
     """
 
     def __init__(self, generator: Callable[..., Any], output_types: Any, args: Any,
-                 output_signature: Any) -> None:
+                 output_signature: Any, output_shapes: Any = None) -> None:
         if not callable(generator):
             raise TypeError(f"generator should be a callable returning an iterable, but got "
                             f"{type(generator).__name__}; pass a function, not a generator object")
         self._generator = generator
         self._args = tuple(args) if args is not None else ()
-        self._signature = output_signature  # the element spec, when given
+        # the element spec, when given (output_signature, or output_types with output_shapes)
+        self._signature = signature_of(output_types, output_shapes, output_signature)
         types = output_types
         if types is None and output_signature is not None:
             leaves = [getattr(s, "dtype", None) for s in flatten(output_signature)]
@@ -433,6 +435,7 @@ class GeneratorDataset(Dataset):
                      for t in flatten(self._types)]
             leaves = [to_leaf(v) if k is None or k.kind == "O" else np.asarray(v, dtype=k)[()]
                       for v, k in zip(flatten(value), kinds)]
+        check_shapes(self._signature, leaves)
         return pack_as(value, leaves) if is_structure(value) else leaves[0]
 
     def _spec(self) -> dict[str, Any]:

@@ -7,7 +7,10 @@ Files are read one after the other, or interleaved with
 (built on first use by one pass over the frame headers), so ``skip``,
 ``shard``, ``take`` and restores seek instead of reading. CRCs are verified
 (DECISIONS.md 14); ``max_errors=N`` (an extension) skips and counts up to N
-corrupted records per file.
+corrupted records per file. A file that cannot be framed to its end (a bad
+length CRC, a truncated last record) gives its records up to the damage and then
+TF's ``DataLossError`` as one element, and reading goes on with the next file, as
+TF's reader does (``ignore_errors()`` skips the error).
 
 Example (a corrupted record skipped and counted; more in :class:`TFRecordDataset`):
     >>> import pathlib, tempfile
@@ -30,8 +33,69 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..formats.tfrecord.source import TFRecordFiles, TFRecordSource
+from .errors import DataLossError
 from .files import FilesDataset
+
+
+class DamagedTailSource:
+    """A file's records (a :class:`TFRecordSource` of tolerant files), then, when the file
+    cannot be framed to its end, one more element whose reading raises TF's
+    ``DataLossError`` naming the damage (reads that include it raise; views then read
+    element by element, so the records before it are delivered).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from minibatcher.formats.tfrecord import TFRecordWriter
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.tfrecord"
+        >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"b"])
+        >>> with open(p, "ab") as f: _ = f.write(b"corrupted data")
+        >>> s = DamagedTailSource(TFRecordFiles(tolerant=True).source(p)); len(s), s[1]
+        (3, b'b')
+        >>> s[2]
+        Traceback (most recent call last):
+        ...
+        minibatcher.tfdata.errors.DataLossError: ...t.tfrecord: corrupted record at byte 34: the CRC of its length field does not match, so the file cannot be framed from there
+    """
+
+    def __init__(self, source: TFRecordSource) -> None:
+        self.source = source
+
+    def _records(self) -> int:
+        return len(self.source)
+
+    def __len__(self) -> int:
+        return self._records() + (self.source.open().tail_error is not None)
+
+    def _check(self, stop: int) -> None:
+        if stop > self._records():
+            raise DataLossError(str(self.source.open().tail_error))
+
+    def __getitem__(self, index: int) -> bytes:
+        self._check(index + 1)
+        return self.source[index]
+
+    def read(self, start: int, stop: int) -> list[bytes]:
+        """Records ``start .. stop-1`` (DataLossError when they reach the damage)."""
+        self._check(stop)
+        return self.source.read(start, stop)
+
+    def gather(self, indices: Any) -> Any:
+        """Records ``indices`` (DataLossError when one is the damage)."""
+        indices = np.asarray(indices, np.int64)
+        self._check(int(indices.max()) + 1 if len(indices) else 0)
+        return self.source.gather(indices)
+
+    @property
+    def block_limit(self) -> int:
+        """The file's block size (:attr:`TFRecordSource.block_limit`)."""
+        return self.source.block_limit
+
+    def fingerprint(self) -> Any:
+        """The file's identity (:meth:`TFRecordSource.fingerprint`)."""
+        return self.source.fingerprint()
 
 
 class TFRecordDataset(FilesDataset):
@@ -58,14 +122,14 @@ class TFRecordDataset(FilesDataset):
                  name: str | None = None, *, verify_crc: bool = True,
                  max_errors: int = 0) -> None:
         self.files = TFRecordFiles(compression_type, verify_crc=verify_crc,
-                                   max_errors=max_errors)
+                                   max_errors=max_errors, tolerant=True)
         self.compression_type = self.files.compression_type
         super().__init__(filenames, num_parallel_reads, self._open)
 
-    def _open(self, filename: str) -> TFRecordSource:
+    def _open(self, filename: str) -> DamagedTailSource:
         source = self.files.source(filename)
         source.open()  # a missing file or a FIFO is an error here, not at the first read
-        return source
+        return DamagedTailSource(source)
 
     @property
     def skipped(self) -> int:

@@ -89,3 +89,17 @@ def test_ragged_batches_as_tf() -> None:
     with pytest.raises(ValueError, match="uniform"):
         RaggedTensor.stack([RaggedTensor.from_uniform_row_length(np.arange(2), 1),
                             RaggedTensor.from_uniform_row_length(np.arange(2), 2)])
+
+
+def test_bfloat16_is_ml_dtypes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ml_dtypes
+
+    from minibatcher.errors import NotSupportedError
+    from minibatcher.tfdata import dtypes
+    assert tfdata.bfloat16 is tfdata.as_dtype("bfloat16") is tfdata.as_dtype(ml_dtypes.bfloat16)
+    assert tfdata.bfloat16.size == 2 and tfdata.bfloat16.is_floating
+    assert tfdata.bfloat16 == np.dtype(ml_dtypes.bfloat16)
+    assert repr(tfdata.bfloat16) == "tf.bfloat16"
+    monkeypatch.setitem(__import__("sys").modules, "ml_dtypes", None)  # not installed
+    with pytest.raises(NotSupportedError, match=r"pip install minibatcher\[bfloat16\]"):
+        dtypes._bfloat16.__wrapped__()  # what the first use does (the cache is left alone)

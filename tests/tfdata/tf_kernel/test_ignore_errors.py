@@ -1,10 +1,6 @@
 """TF's kernel tests for ``ignore_errors`` (tensorflow/python/data/kernel_tests/
 ignore_errors_test.py), ported with their literal expectations, in our words. TF's
-``check_numerics`` is a function raising for NaN or infinite values.
-
-Not ported: ``testTFRecordDatasetIgnoreError`` (TF yields the good records of TFRecord files
-with a corrupted tail; our TFRecordDataset indexes each file first and refuses such a file
-unless its ``max_errors`` budget allows skipping).
+``check_numerics`` is a function raising for NaN or infinite values. All methods are ported.
 """
 
 from __future__ import annotations
@@ -15,7 +11,8 @@ import os
 import numpy as np
 import pytest
 
-from minibatcher.tfdata import Dataset, errors
+from minibatcher.formats.tfrecord import TFRecordWriter
+from minibatcher.tfdata import Dataset, TFRecordDataset, errors
 
 from ..resume import assert_resumes_exactly
 
@@ -61,6 +58,29 @@ def test_read_file_ignore_error(tmp_path) -> None:
     assert list(dataset) == [n.encode() for n in filenames]
     os.remove(filenames[0])
     assert list(dataset) == [n.encode() for n in filenames[1:]]
+
+
+def test_tfrecord_dataset_ignore_error(tmp_path) -> None:
+    filenames = []
+    for i in range(5):
+        fn = os.path.join(tmp_path, "tf_record.%d.txt" % i)
+        filenames.append(fn)
+        with TFRecordWriter(fn) as writer:
+            for _ in range(10):
+                writer.write(b"record")
+        with open(fn, "a") as f:  # corrupted data appended
+            f.write("corrupted data")
+    dataset = TFRecordDataset(filenames).ignore_errors()
+    assert list(dataset) == [b"record"] * 50  # all of the files are present
+    # without ignore_errors: each file's records, then its DataLossError, then the next file
+    it, seen = iter(TFRecordDataset(filenames)), []
+    for _ in range(55):
+        try:
+            seen.append(next(it))
+        except errors.DataLossError:
+            seen.append("DataLossError")
+    assert seen == ([b"record"] * 10 + ["DataLossError"]) * 5 and next(it, None) is None
+    assert assert_resumes_exactly(lambda: TFRecordDataset(filenames).ignore_errors()) == 50
 
 
 def test_zip_ignore_error() -> None:

@@ -96,6 +96,15 @@ def test_unicode() -> None:
     assert words[0, 3] == b"" and words[1, 0] == "никогда".encode() and numbers.shape == (2, 4)
 
 
+def test_padded_batch_bfloat16() -> None:
+    # TF casts with tf.bfloat16; here the dtype is ml_dtypes' (tfdata.bfloat16)
+    ds = Dataset.range(5).map(lambda x: np.asarray(x).astype(tfdata.bfloat16.as_numpy_dtype))
+    ds = ds.padded_batch(10)
+    (batch,) = list(ds)
+    assert batch.dtype == tfdata.bfloat16 and batch.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert ds.element_spec.dtype == tfdata.bfloat16
+
+
 def test_sparse_and_ragged_refused() -> None:
     st = tfdata.SparseTensor(indices=[[0, 0]], values=[42], dense_shape=[1, 1])
     with pytest.raises(TypeError):

@@ -4,8 +4,9 @@ ported with their literal expectations, in our words.
 Not ported: the SparseTensor cases (``unbatch`` of SparseTensors is not supported: a
 ``NotSupportedError``), ``testUnbatchNestedDataset`` (datasets as tensor components),
 ``testNoneComponent`` (``None`` components), ``testUnbatchDynamicShapeMismatch`` (graph-mode
-placeholders; its runtime check is ported below with a map) and the random-access tests
-(``tf.data.experimental.at``, a TF internal).
+placeholders; its runtime check is ported below with a map) and ``UnbatchRandomAccessTest``
+(3 methods: ``tfdata.experimental.at`` answers from a pipeline's view, and ``unbatch`` has
+none, so ``at`` raises ``UnimplementedError`` where TF answers for a static batch size).
 """
 
 from __future__ import annotations

@@ -56,7 +56,8 @@ class TFRecordFile:
 
     def __init__(self, path: str | os.PathLike, compression_type: str | None = None, *,
                  verify_crc: bool = True, max_errors: int = 0, impl: str = "native",
-                 pool: "OpenFiles | None" = None, budget: ErrorBudget | None = None) -> None:
+                 pool: "OpenFiles | None" = None, budget: ErrorBudget | None = None,
+                 tolerant: bool = False) -> None:
         self.path = os.fspath(path)
         self._opened = open_stream(self.path, compression_type)
         self._identity = self._opened._file.identity
@@ -70,6 +71,11 @@ class TFRecordFile:
         self._k = kernels(impl)
         self._frames: np.ndarray | None = None
         self._digest: Any = None
+        # tolerant (TFRecordDataset, as TF): a file that cannot be framed to its end holds
+        # the records before the damage; tail_error says why (see _build_index)
+        self.tolerant = bool(tolerant)
+        self.tail_error: str | None = None
+        self._end = self.file_size
 
     @property
     def _stream(self) -> PlainStream | ZlibStream:
@@ -118,20 +124,31 @@ class TFRecordFile:
         return self._digest.hexdigest()
 
     def _build_index(self) -> np.ndarray:
+        """The frames' offsets, by one pass over the length fields. A bad length CRC or
+        a truncated last frame raises; a ``tolerant`` file keeps the frames before it
+        and records the error (``tail_error``; TF yields those records, then raises)."""
         parts, pos, self._digest = [], 0, hashlib.blake2b(digest_size=16)
-        while True:
-            buf, base = self._stream.window(pos, 16)
-            r = self._k.scan(buf, pos - base, -1, False, False)
-            frames = np.asarray(r["frames"], dtype=np.int64)
-            self._digest.update(self._k.digest_rows(buf, frames, r["lengths"]))
-            parts.append(frames + base)
-            if r["status"] != OK:
-                self._raise_if_fatal(r, base, pos)
-            elif self._stream.at_end(base + len(buf)):
-                break
-            if int(r["next"]) + base == pos:  # a frame spans the window
-                self._fit_frame(buf, base, pos, sum(len(p) for p in parts))
-            pos = int(r["next"]) + base
+        at = 0  # where the frame being checked starts
+        try:
+            while True:
+                buf, base = self._stream.window(pos, 16)
+                r = self._k.scan(buf, pos - base, -1, False, False)
+                frames = np.asarray(r["frames"], dtype=np.int64)
+                self._digest.update(self._k.digest_rows(buf, frames, r["lengths"]))
+                parts.append(frames + base)
+                if r["status"] != OK:
+                    at = int(r["status_offset"]) + base
+                    self._raise_if_fatal(r, base, pos)
+                elif self._stream.at_end(base + len(buf)):
+                    break
+                if int(r["next"]) + base == pos:  # a frame spans the window
+                    at = pos
+                    self._fit_frame(buf, base, pos, sum(len(p) for p in parts))
+                pos = int(r["next"]) + base
+        except FormatError as e:
+            if not self.tolerant:
+                raise
+            self.tail_error, self._end = str(e), at
         return np.concatenate(parts)
 
     def _fit_frame(self, buf: np.ndarray, base: int, pos: int, record: int) -> None:
@@ -187,6 +204,8 @@ class TFRecordFile:
                batch_bytes: int) -> Iterator[tuple[dict, int, int]]:
         """Native calls covering ``count`` frames from record ``start`` (all when
         count < 0); yields (result, base, first position)."""
+        if count < 0 and self.tolerant:
+            count = len(self) - start  # the records before a damaged tail, not the damage
         pos, position, left = self._start(start), start, count
         fn = self._k.read_list if as_list else self._k.read
         while left != 0 and pos >= 0:
@@ -316,7 +335,7 @@ class TFRecordFile:
     def _lengths(self) -> np.ndarray:
         """Data bytes of every record, from the index (plain files)."""
         if getattr(self, "_record_lengths", None) is None:
-            following = np.append(self.frames[1:], self.file_size)
+            following = np.append(self.frames[1:], self._end)
             self._record_lengths = following - self.frames - 16
         return self._record_lengths
 

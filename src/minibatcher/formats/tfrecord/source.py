@@ -59,9 +59,10 @@ class TFRecordFiles:
 
     def __init__(self, compression_type: str | None = None, *, verify_crc: bool = True,
                  max_errors: int = 0, budget: ErrorBudget | None = None,
-                 limit: int = 64) -> None:
+                 limit: int = 64, tolerant: bool = False) -> None:
         self.compression_type = check_compression(compression_type)
         self.verify_crc = bool(verify_crc)
+        self.tolerant = tolerant  # a damaged tail ends a file (TFRecordFile.tail_error)
         self.max_errors = max_errors
         self.budget = budget
         self._pool = OpenFiles(limit)  # at most `limit` descriptors however many files
@@ -91,7 +92,8 @@ class TFRecordFiles:
         f = self._files.get(path)
         if f is None:
             f = TFRecordFile(path, self.compression_type, verify_crc=self.verify_crc,
-                             max_errors=self.max_errors, pool=self._pool, budget=self.budget)
+                             max_errors=self.max_errors, pool=self._pool, budget=self.budget,
+                             tolerant=self.tolerant)
             if expected is not None and len(f) != expected:
                 raise FormatError(f"{path}: the {self.what} holds {len(f)} records, but "
                                   f"{self.expected_from} says {expected}")

@@ -41,8 +41,9 @@ Iterator = DatasetIterator  # tf.data.Iterator: the class of every iterator of a
 
 
 def __getattr__(name: str) -> object:
-    """tf.data's other names (TF 2.21): ``NotSupportedError`` saying so (names that are
-    not TF's: ``AttributeError``).
+    """``tfdata.bfloat16`` (made on first use: it needs the optional ml_dtypes
+    package); tf.data's other names (TF 2.21): ``NotSupportedError`` saying so
+    (names that are not TF's: ``AttributeError``).
 
     Example:
         >>> import minibatcher.tfdata as tfdata
@@ -51,17 +52,13 @@ def __getattr__(name: str) -> object:
         ...
         minibatcher.errors.NotSupportedError: tf.data.IteratorSpec is not supported by ...
     """
+    if name == "bfloat16":
+        from . import dtypes
+        return dtypes.bfloat16
     from .unsupported import MISSING_IN_MODULE, missing_module_name
 
     raise missing_module_name("tf.data", __name__, name, MISSING_IN_MODULE, sorted(__all__))
 
-
-def __getattr__(name: str) -> object:
-    """``tfdata.bfloat16`` (made on first use: it needs the optional ml_dtypes package)."""
-    if name == "bfloat16":
-        from . import dtypes
-        return dtypes.bfloat16
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "AUTOTUNE",

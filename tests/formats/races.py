@@ -105,16 +105,26 @@ def race(read: Callable[[Outcome], None], change: Callable[[], None], delay: flo
 
 def run_races(setup: Callable[[], Any], read: Callable[[Any, Outcome], None],
               change: Callable[[], None], check: Callable[[Any], None], *, runs: int,
-              max_delay: float, budget_s: float = 3.0, before: Before | None = None,
+              max_delay: float | None, budget_s: float = 3.0, before: Before | None = None,
               seed: int = 0) -> list[Outcome]:
     """``runs`` races (fewer when ``budget_s`` runs out): ``setup()`` writes
     version 1 (see :func:`make_old`) and returns the reader, ``read(reader,
     outcome)`` reads, ``change`` is the writer's change and ``check(item)``
     asserts that a delivered item is the file as indexed. Returns the
-    outcomes; the caller asserts that changes were reported."""
-    rng, outcomes, end = random.Random(seed), [], time.monotonic() + budget_s
-    for _ in range(runs):
-        if time.monotonic() > end:
+    outcomes; the caller asserts that changes were reported.
+
+    The writer waits ``uniform(0, max_delay)`` seconds; ``max_delay=None``
+    takes 1.5 times an undisturbed read of this machine, measured first, so
+    that a loaded or a fast machine still lands most changes during a read.
+    While no run has reported a change, races go on past ``runs`` and
+    ``budget_s`` (up to four times the budget): a run whose change came after
+    the reader finished proves nothing, and a slow machine has fewer runs."""
+    if max_delay is None:
+        max_delay = 1.5 * _read_seconds(setup, read)
+    rng, outcomes, start = random.Random(seed), [], time.monotonic()
+    while True:
+        spent, reported = time.monotonic() - start, any(o.error for o in outcomes)
+        if (len(outcomes) >= runs or spent > budget_s) and (reported or spent > 4 * budget_s):
             break
         reader = setup()
         out = race(lambda o: read(reader, o), change, rng.uniform(0, max_delay), before)
@@ -123,3 +133,14 @@ def run_races(setup: Callable[[], Any], read: Callable[[Any, Outcome], None],
         outcomes.append(out)
     gc.collect()  # readers abandoned mid-read: close their descriptors now
     return outcomes
+
+
+def _read_seconds(setup: Callable[[], Any], read: Callable[[Any, Outcome], None]) -> float:
+    """The fastest of three reads of version 1 with no writer (setup excluded)."""
+    best = float("inf")
+    for _ in range(3):
+        reader = setup()
+        t0 = time.perf_counter()
+        read(reader, Outcome())
+        best = min(best, time.perf_counter() - t0)
+    return best

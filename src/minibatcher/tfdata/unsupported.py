@@ -78,8 +78,6 @@ MISSING_IN_EXPERIMENTAL: dict[str, str] = {
     "TFRecordWriter": "use tfdata.io.TFRecordWriter (tf.io's name)",
     "assert_cardinality": "a general cardinality assertion is not implemented (TFDS reads "
                           "assert theirs: tfds.ReadConfig(assert_cardinality=True))",
-    "at": "random access by index is not provided; use "
-          "dataset.skip(i).take(1).get_single_element()",
     "copy_to_device": _DEVICES,
     "prefetch_to_device": _DEVICES,
     "dense_to_sparse_batch": "batching into SparseTensors is not implemented; use "

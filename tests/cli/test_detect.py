@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from minibatcher.cli import main
+from minibatcher.errors import NotARegularFileError
 from minibatcher.formats.detect import UnknownFormatError, detect_format
 from minibatcher.formats.htk import write_htk
 from minibatcher.formats.tfrecord import TFRecordWriter
@@ -91,6 +93,22 @@ def test_folders(tmp_path: Path) -> None:
     with pytest.raises(UnknownFormatError, match="one folder per version; give one of them"):
         detect_format(tmp_path)
     assert detect_format(tmp_path / "2.0.0").format == "tfds"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_dataset_info_json_that_is_no_regular_file_is_named(tmp_path: Path) -> None:
+    # it was reported as "it has no dataset_info.json"
+    os.mkfifo(tmp_path / "dataset_info.json")
+    with pytest.raises(NotARegularFileError, match=r"dataset_info\.json: the dataset_info\.json "
+                                                   r"is not a regular file but a FIFO"):
+        detect_format(tmp_path)
+    (tmp_path / "2.0.0" / "dataset_info.json").mkdir(parents=True)
+    with pytest.raises(NotARegularFileError, match="not a regular file but a directory"):
+        detect_format(tmp_path / "2.0.0")
+    os.remove(tmp_path / "dataset_info.json")  # the version folder is found, then named
+    with pytest.raises(UnknownFormatError, match="one folder per version; give one of them"):
+        detect_format(tmp_path)
+    assert main(["inspect", str(tmp_path / "2.0.0")]) == 1
 
 
 def test_given_format_and_bad_values(tmp_path: Path) -> None:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import os
 import subprocess
 import sys
 
 import pytest
 
 from minibatcher.cli import main
+from minibatcher.cli.common import UsageError, existing_file
 
 MODULES = ["minibatcher.cli", "minibatcher.cli.common", "minibatcher.cli.demo",
            "minibatcher.cli.inspect", "minibatcher.cli.validate", "minibatcher.cli.cat"]
@@ -73,6 +75,19 @@ def test_a_directory_is_not_a_file(capsys: pytest.CaptureFixture, tmp_path) -> N
     (tmp_path / "3.0.1" / "dataset_info.json").write_text("{}")
     assert main(["validate", str(tmp_path)]) == 2
     assert f"give one of them: {tmp_path / '3.0.1'}" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_an_input_that_is_no_regular_file_says_what_it_is(capsys: pytest.CaptureFixture,
+                                                          tmp_path) -> None:
+    # it said "(not a file)"
+    os.mkfifo(tmp_path / "in.ctf")
+    assert main(["convert", "--format", "tfrecord", str(tmp_path / "in.ctf"),
+                 str(tmp_path / "out.ctf"), "--stream", "x:2:dense"]) == 2
+    err = capsys.readouterr().err
+    assert "INPUT should be a regular file" in err and "(a FIFO (named pipe))" in err
+    with pytest.raises(UsageError, match=r"--labels should be a regular file, .* \(a directory\)"):
+        existing_file(str(tmp_path), "--labels")
 
 
 def test_python_m_runs_the_demo() -> None:

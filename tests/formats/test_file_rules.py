@@ -47,6 +47,12 @@ OPENERS = {
                      "Dataset.load(os.path.join(os.path.dirname(P), 'snap'))",
     "cache lock file": "from minibatcher.tfdata import Dataset; "
                        "list(Dataset.range(2).cache(os.path.join(os.path.dirname(P), 'c')))",
+    # a ClassLabel's names were skipped (Path.is_file), and format detection called a folder
+    # whose dataset_info.json is a FIFO one "with no dataset_info.json"
+    "ClassLabel names": "from minibatcher.convert.sources import class_names as f; "
+                        "f(os.path.dirname(P), 'label')",
+    "format detection": "from minibatcher.formats.detect import detect_format as f; "
+                        "f(os.path.dirname(P))",
 }
 
 
@@ -60,6 +66,7 @@ def test_a_fifo_is_refused_at_once_by_every_reader(tmp_path: Path) -> None:
     (tmp_path / "snap").mkdir()
     os.mkfifo(tmp_path / "snap" / "snapshot.json")
     os.mkfifo(tmp_path / "c.mbcache.lock")
+    os.mkfifo(tmp_path / "label.labels.txt")
     code = "import os\nfrom minibatcher.errors import NotARegularFileError\n" + "\n".join(
         textwrap.dedent(f"""
         try:

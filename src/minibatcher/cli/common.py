@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import ConfigError, FormatError
 from ..formats.detect import FORMATS, Detected, UnknownFormatError, detect_format
+from ..formats.guarded_file import file_kind
 from ..formats.ctf.auto_streams import stream_defs_from_survey, survey_file_blocks
 from ..formats.ctf.survey import StreamSurvey, survey  # noqa: F401 (the examples use survey)
 from ..streams import StreamDef, StreamDefs
@@ -129,8 +130,9 @@ def existing_file(path: str, what: str = "FILE") -> Path:
     if not p.exists():
         raise UsageError(f"{what} should be an existing file, but got {what}={path!r} "
                          "(no such file)")
-    if not p.is_file():
-        raise UsageError(f"{what} should be a regular file, but got {what}={path!r} (not a file)")
+    kind = file_kind(p.stat().st_mode)
+    if kind != "a regular file":
+        raise UsageError(f"{what} should be a regular file, but got {what}={path!r} ({kind})")
     return p
 
 

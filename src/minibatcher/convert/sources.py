@@ -127,7 +127,9 @@ def text_examples(path: str | os.PathLike) -> ExampleSource:
 
 def class_names(folder: str | os.PathLike, name: str) -> list[str] | None:
     """The class names TFDS wrote for ClassLabel feature ``name`` (nested names joined with
-    '-', as TFDS does) in ``<folder>/<name>.labels.txt``; None when there is no such file.
+    '-', as TFDS does) in ``<folder>/<name>.labels.txt``; None when there is no such file
+    (one that is there is read by the one file rule: a FIFO or a directory is a
+    ``NotARegularFileError`` naming it, never skipped).
 
     Example:
         >>> import tempfile
@@ -136,7 +138,7 @@ def class_names(folder: str | os.PathLike, name: str) -> list[str] | None:
         (['sil', 'ah'], None)
     """
     path = Path(folder) / f"{name}.labels.txt"
-    if not path.is_file():
+    if not os.path.lexists(path):
         return None
     text = decode_text(read_small_file(path, "label names file"), path, "label names file")
     return [line for line in text.splitlines() if line]

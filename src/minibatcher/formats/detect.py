@@ -3,7 +3,9 @@
 One detection for the command line and :func:`minibatcher.open`. The content
 rules, in order (each is cheap: the first 64 KiB of a file at most):
 
-* a folder with ``dataset_info.json`` is a TFDS dataset (``tfds``);
+* a folder with ``dataset_info.json`` is a TFDS dataset (``tfds``; a
+  ``dataset_info.json`` that is a FIFO or a directory is a ``NotARegularFileError``
+  saying so, not a folder without one);
 * ``tfrecord``: the first frame's length CRC matches (plain, GZIP or ZLIB);
 * ``htk``: the 12-byte header is consistent and its arithmetic (header +
   frames x sample size, + checksum) gives exactly the file's size;
@@ -41,6 +43,7 @@ from pathlib import Path
 
 from ..errors import FormatError
 from . import sniff
+from .guarded_file import check_regular
 
 #: Every format, with what it is (in messages and ``--help``).
 FORMATS: dict[str, str] = {
@@ -166,10 +169,14 @@ def detect_format(path: str | os.PathLike, format: str | None = None) -> Detecte
 
 def _folder_reason(folder: Path) -> str:
     """Why a folder is a TFDS dataset, or a :class:`UnknownFormatError` saying
-    what it lacks (naming the version folders of a dataset's own folder)."""
-    if (folder / "dataset_info.json").is_file():
+    what it lacks (naming the version folders of a dataset's own folder); a
+    ``dataset_info.json`` that is there but is no regular file is named as what it is."""
+    info = folder / "dataset_info.json"
+    if os.path.lexists(info):
+        check_regular(info, "dataset_info.json")
         return "a folder with dataset_info.json"
-    versions = sorted(p.name for p in folder.iterdir() if (p / "dataset_info.json").is_file()) \
+    versions = sorted(p.name for p in folder.iterdir()
+                      if os.path.lexists(p / "dataset_info.json")) \
         if os.access(folder, os.R_OK) else []
     if versions:
         raise UnknownFormatError(

@@ -28,6 +28,8 @@ API:
 * ``.ends_digest()``, ``.fingerprint(content=None)``: the checkpoint identity
   (:mod:`minibatcher.formats.file_digest`).
 * ``.close()`` / context manager; pickling reopens the path and verifies the identity.
+* :func:`check_regular` (``os.stat`` and the same refusal, opening nothing) for a
+  file that is looked for before it is read; :func:`file_kind` names a mode in words.
 
 Example:
     >>> import tempfile, pathlib
@@ -53,7 +55,8 @@ from ..errors import ConfigError, FileChangedError, NotARegularFileError
 from .file_digest import ends_digest, file_fingerprint
 from .small_files import decode_text, read_json, read_small_file
 
-__all__ = ["FileIdentity", "GuardedFile", "decode_text", "read_json", "read_small_file"]
+__all__ = ["FileIdentity", "GuardedFile", "check_regular", "decode_text", "file_kind", "read_json",
+           "read_small_file"]
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
           (stat.S_ISSOCK, "a socket"),
@@ -115,18 +118,52 @@ class FileIdentity:
         return out
 
 
+def file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, in words (for messages).
+
+    Example:
+        >>> import os, tempfile
+        >>> file_kind(os.stat(tempfile.mkdtemp()).st_mode), file_kind(stat.S_IFIFO)
+        ('a directory', 'a FIFO (named pipe)')
+    """
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return next((name for test, name in _KINDS if test(mode)), "something else")
+
+
+def check_regular(path: str | os.PathLike, what: str = "file") -> os.stat_result:
+    """``os.stat(path)`` of a regular file; anything else is the ``NotARegularFileError``
+    :class:`GuardedFile` raises (nothing is opened, so a FIFO cannot block). For a file
+    that is looked for rather than read yet: one that is there but is no regular file is an
+    error naming what it is, never taken for a missing file.
+
+    Example:
+        >>> import tempfile
+        >>> check_regular(tempfile.mkdtemp(), "dataset_info.json")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.NotARegularFileError: ...: the dataset_info.json is not a regular file but a directory; ...
+    """
+    st = os.stat(path)
+    _require_regular(os.fspath(path), what, st)
+    return st
+
+
+def _require_regular(path: str, what: str, st: os.stat_result) -> None:
+    if not stat.S_ISREG(st.st_mode):
+        raise NotARegularFileError(
+            f"{path}: the {what} is not a regular file but {file_kind(st.st_mode)}; files are "
+            "read by byte range and re-read later, so give the path of a regular file (copy "
+            "data from a pipe or device to a file first)")
+
+
 def _open_regular(path: str, what: str) -> tuple[int, os.stat_result]:
     """Opens without blocking (a FIFO would block until a writer appears) and
     accepts regular files only."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            kind = next((name for test, name in _KINDS if test(st.st_mode)), "something else")
-            raise NotARegularFileError(
-                f"{path}: the {what} is not a regular file but {kind}; files are read by byte "
-                "range and re-read later, so give the path of a regular file (copy data from a "
-                "pipe or device to a file first)")
+        _require_regular(path, what, st)
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return fd, st

@@ -28,7 +28,7 @@ from __future__ import annotations
 import abc
 import operator
 import json
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import CheckpointError
 from ..state import Fields
 from .core import Iter, ViewIter
 

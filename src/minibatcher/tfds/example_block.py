@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 
 from .. import _native
-from ..formats.tfrecord import FeatureKind
 from ..tfdata.block import ArrayColumn, Block, ColumnBlock, ListBlock, RecordsBlock
 from ..tfdata.structure import pack_as
 from .features import Leaf

@@ -17,70 +17,29 @@ import os
 from collections.abc import Mapping
 from typing import Any, Iterator, Sequence
 
-import numpy as np
-
 from .. import exit_guard
 from ..args import check_int, non_negative_int
-from ..deserializer import Deserializer, SequenceTable
-from ..errors import ConfigError, FormatError
+from ..deserializer import Deserializer
+from ..errors import ConfigError
 from ..gate import Gate, SharedIterator, gated
+from ..state import Fingerprint
 from ..streams import StreamInformation
-from ..user_deserializer import UserDeserializer, adapt
 from .chunk_cache import ChunkCache
-from .composite import CompositeDeserializer
-from .bptt_state import EndedSweep, block_sweep_ends, check_queued
-from .enumerator import MAX_EPOCH_SIZE, BlockEnumerator, EpochConfig, make_enumerator
+from .enumerator import MAX_EPOCH_SIZE, EpochConfig, make_enumerator
 from .frames import FrameTable, FrameView
 from .gather import OutputArena
 from .legacy import make_packer
 from .minibatch import Minibatch
-from .options import (FULL_DATA_SWEEP, INFINITELY_REPEAT, SourceOptions, epoch_size_of,
-                      legacy_rules)
+from .options import FULL_DATA_SWEEP, INFINITELY_REPEAT, SourceOptions, epoch_size_of
 from .packers import PackerInput, minibatch_counts
 from .schedule import ChunkSchedule
-from ..state import SOURCE, Fields, Fingerprint, check_stamp, digest, stamp
-from .state import check_epoch, check_position, check_slots
+from .source_args import (StreamInfos, as_deserializer, check_frames, check_minibatch_size,
+                          deserializer_threads)
+from .source_state import SourceCheckpoints
 from .worker_shares import warn_if_unbalanced
 
+# StreamInfos is re-exported: it lives in .source_args
 __all__ = ["MinibatchSource", "StreamInfos", "INFINITELY_REPEAT", "FULL_DATA_SWEEP"]
-
-
-class StreamInfos(Mapping):
-    """``{name: StreamInformation}`` with attribute access (``source.streams.features``).
-
-    Example:
-        >>> import numpy as np
-        >>> s = StreamInfos([StreamInformation("features", 0, 3, False, np.dtype("float32")),
-        ...                  StreamInformation("labels", 1, 9, True, np.float64, True)])
-        >>> s.features.dim, list(s)
-        (3, ['features', 'labels'])
-        >>> s
-        StreamInfos(features=dense float32 (3,), labels=sparse float64 (9,) defines_mb_size)
-    """
-
-    def __init__(self, infos: Sequence[StreamInformation]) -> None:
-        self._infos = {i.name: i for i in infos}
-
-    def __getitem__(self, name: str) -> StreamInformation:
-        return self._infos[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._infos)
-
-    def __len__(self) -> int:
-        return len(self._infos)
-
-    def __getattr__(self, name: str) -> StreamInformation:
-        try:
-            return self.__dict__["_infos"][name]
-        except KeyError:
-            raise AttributeError(f"no stream named {name!r}; streams: {', '.join(self._infos)}") from None
-
-    def __repr__(self) -> str:
-        parts = [f"{name}={'sparse' if i.is_sparse else 'dense'} {i.dtype} {i.sample_shape}"
-                 + (" defines_mb_size" if i.defines_mb_size else "")
-                 for name, i in self._infos.items()]
-        return f"StreamInfos({', '.join(parts)})"
 
 
 def _example(**options: Any) -> "MinibatchSource":
@@ -96,49 +55,7 @@ def _example(**options: Any) -> "MinibatchSource":
     return MinibatchSource(CTFDeserializer(path, {"x": StreamDef(shape=1)}), **options)
 
 
-def _threads(multithreaded: bool | None, num_threads: int | None) -> int | None:
-    """CNTK's ``multithreaded_deserializer``: False parses on one thread, True
-    or None (CNTK's "auto") on ``num_threads`` (default: up to 8)."""
-    if multithreaded is None or multithreaded is True:
-        return num_threads
-    if multithreaded is not False:
-        raise ConfigError("multithreaded_deserializer should be None, True or False, but got "
-                          f"multithreaded_deserializer={multithreaded!r}")
-    if num_threads not in (None, 1):
-        raise ConfigError("multithreaded_deserializer=False parses on one thread, but got "
-                          f"num_threads={num_threads!r}; drop one of them")
-    return 1
-
-
-def _as_deserializer(deserializers: Deserializer | Sequence[Deserializer],
-                     trace_level: int) -> Deserializer:
-    if isinstance(deserializers, (Deserializer, UserDeserializer)):
-        deserializers = [deserializers]
-    items = adapt(list(deserializers)) if isinstance(deserializers, (list, tuple)) else []
-    if not items or not all(isinstance(d, Deserializer) for d in items):
-        raise ConfigError("deserializers should be a deserializer or a non-empty list of them, but "
-                          f"got {deserializers!r}")
-    return items[0] if len(items) == 1 else CompositeDeserializer(items, trace_level)
-
-
-def _check_frames(table: SequenceTable, name: str) -> None:
-    """frame_mode needs one-sample sequences; the index knows the lengths, so
-    say so now rather than when the first long sequence is reached."""
-    long = np.flatnonzero(np.asarray(table.lengths) != 1)
-    if len(long):
-        i = int(long[0])
-        more = f" (and {len(long) - 1} more)" if len(long) > 1 else ""
-        raise FormatError(
-            f"frame_mode=True needs one-sample sequences, but sequence (key {int(table.keys[i])}) "
-            f"has {int(table.lengths[i])} samples in {name}{more}; use frame_mode=False to read "
-            "whole sequences")
-
-
-def _check_size(size: Any) -> int:
-    return check_int("minibatch_size_in_samples", size, 1, expected="a positive int")
-
-
-class MinibatchSource:
+class MinibatchSource(SourceCheckpoints):
     """Reads minibatches from one or more deserializers (joined by sequence key).
 
     Mirrors ``cntk.io.MinibatchSource``: ``max_samples`` / ``max_sweeps`` bound
@@ -183,19 +100,19 @@ class MinibatchSource:
                  truncated_by_minibatch: bool = False, full_minibatches: bool = False) -> None:
         exit_guard.check()
         self._gate = Gate("this MinibatchSource")  # one reading method at a time
-        num_threads = _threads(multithreaded_deserializer, num_threads)
+        num_threads = deserializer_threads(multithreaded_deserializer, num_threads)
         self.options = SourceOptions(
             max_samples, max_sweeps, randomize, randomization_window_in_chunks,
             randomization_window_in_samples, randomization_seed, frame_mode, truncation_length,
             trace_level, num_workers, worker_rank, cross_sweep_boundaries, local_timeline,
             num_threads, prefetch_chunks, utterances_per_minibatch, truncated_by_minibatch,
             full_minibatches)
-        self._deserializer = _as_deserializer(deserializers, self.options.trace_level)
+        self._deserializer = as_deserializer(deserializers, self.options.trace_level)
         if self.options.frame_mode and self._deserializer.splits_into_frames:
             self._deserializer = FrameView(self._deserializer)  # every frame a sequence
         self._table = self._deserializer.table()
         if self.options.frame_mode and not isinstance(self._table, FrameTable):
-            _check_frames(self._table, self._deserializer.name)
+            check_frames(self._table, self._deserializer.name)
         self._streams = StreamInfos(self._deserializer.streams)
         o = self.options
         self._enumerator = make_enumerator(self._table, o.order(), o.randomization_seed)
@@ -292,7 +209,7 @@ class MinibatchSource:
                        partition_index: int | None = None) -> Minibatch | dict:
         """The next minibatch as ``{stream name: MinibatchData}``; ``{}`` once the epoch ended."""
         exit_guard.check()
-        size = _check_size(minibatch_size_in_samples)
+        size = check_minibatch_size(minibatch_size_in_samples)
         self._set_workers(num_data_partitions, partition_index)
         if not self._started:
             self._start(self._v2_epoch())
@@ -360,7 +277,7 @@ class MinibatchSource:
         if self._packer.skips_by_reading:
             return bool(self.next_minibatch(minibatch_size_in_samples, None, None,
                                             num_data_partitions, partition_index))
-        size = _check_size(minibatch_size_in_samples)
+        size = check_minibatch_size(minibatch_size_in_samples)
         self._set_workers(num_data_partitions, partition_index)
         if not self._started:
             self._start(self._v2_epoch())
@@ -374,61 +291,6 @@ class MinibatchSource:
         return False
 
     @gated
-    def get_checkpoint_state(self) -> dict[str, Any]:
-        """A small JSON-able dict: the position after the last returned minibatch."""
-        cfg = self._enumerator.config
-        epoch = [cfg.epoch_index, cfg.epoch_size, self._explicit_epoch] if self._started else None
-        return {**stamp(SOURCE), **self.fingerprint().as_dict(), "epoch": epoch,
-                "enumerator": self._enumerator.get_state(), "packer": self._packer.get_state()}
-
-    @gated
-    def restore_from_checkpoint(self, state: Mapping[str, Any]) -> None:
-        """Continues exactly where ``state`` was taken (any minibatch boundary).
-
-        Every field is validated first; a damaged or edited state is a
-        :class:`CheckpointError` naming the field, and leaves the source as it was."""
-        check_stamp(state, SOURCE)
-        self.fingerprint().check(state)
-        fields = Fields(state)
-        epoch = check_epoch(fields, MAX_EPOCH_SIZE)
-        if epoch is None:
-            self._started = False
-            return
-        enumerator, packer = self._checked_positions(fields, epoch)
-        index, size, explicit = epoch
-        self._explicit_epoch = explicit
-        config = self._epoch_config(size, index) if explicit else self._v2_epoch()
-        self._enumerator.config = config
-        self._enumerator.set_state(enumerator)
-        self._packer.set_state(packer)
-        self._started, self._end = True, False
-        self._schedules.clear()
-        self._update_cache()
-
-    @property
-    def current_position(self) -> dict[str, Any]:
-        """CNTK's ``current_position``: the checkpoint state."""
-        return self.get_checkpoint_state()
-
-    @current_position.setter
-    def current_position(self, state: Mapping[str, Any]) -> None:
-        self.restore_from_checkpoint(state)
-
-    def fingerprint(self) -> Fingerprint:
-        """What a checkpoint of this source must match."""
-        if self._fingerprint is None:
-            o = self.options
-            parts = self._deserializer.fingerprint()
-            data = [[self._deserializer.name, digest(parts)]]
-            options = {"order": o.order().describe(), "randomization_seed": o.randomization_seed,
-                       "frame_mode": o.frame_mode, "truncation_length": o.truncation_length,
-                       "num_workers": self._workers[0], "worker_rank": self._workers[1],
-                       "local_timeline": o.local_timeline,
-                       "cross_sweep_boundaries": o.cross_sweep_boundaries, **legacy_rules(o)}
-            self._fingerprint = Fingerprint(data, options)
-        return self._fingerprint
-
-    @gated
     def set_output_arena(self, arena: OutputArena | None) -> None:
         """Lends memory for the dense values of whole-sequence minibatches (frame
         and sequence mode): each gather writes into ``arena.take()`` while room
@@ -437,6 +299,7 @@ class MinibatchSource:
         uses it so that minibatches are gathered straight into shared memory.
 
         Example:
+            >>> import numpy as np
             >>> class Arena:   # lends 64 bytes, used from the front
             ...     buffer, taken = np.zeros(64, np.uint8), 0
             ...     def take(self): return self.buffer[self.taken:]
@@ -460,42 +323,6 @@ class MinibatchSource:
         self.close()
 
     # -- internals ------------------------------------------------------------------------------
-
-    def _checked_positions(self, state: Fields,
-                           epoch: tuple[int, int, bool]) -> tuple[dict[str, int], dict[str, Any]]:
-        """The enumerator and packer parts of ``state``, validated against the
-        timeline (positions at sequence starts, within the saved epoch)."""
-        enumerator = state.record("enumerator", self._enumerator.get_state())
-        position = check_position(enumerator, epoch, self._sequence_start)
-        if enumerator.has("counter_sweep"):
-            enumerator.int("counter_sweep", 0, position // self.sweep_size + 1)
-        packer = state.record("packer", self._packer.get_state())
-        if packer.has("slots"):
-            slots = check_slots(packer, self._table.lengths)
-            check_queued(slots, position, self._first_position(epoch), self.sweep_size,
-                         self._sweep_ends())
-        return dict(enumerator.raw), dict(packer.raw)
-
-    def _first_position(self, epoch: tuple[int, int, bool]) -> int:
-        """Where the epoch's reading starts (a worker without chunks: at its end)."""
-        index, size, _ = epoch
-        if isinstance(self._enumerator, BlockEnumerator) and \
-                self._workers[1] >= self._table.num_chunks:
-            return index * size + size
-        return self._sequence_start(index * size)
-
-    def _sweep_ends(self) -> EndedSweep | None:
-        """Which sequence ended a sweep, for the BPTT check (block-randomized timelines)."""
-        if not isinstance(self._enumerator, BlockEnumerator):
-            return None
-        return block_sweep_ends(self._table, self.options.order(), self.options.randomization_seed,
-                                self._workers, self._packer._length)
-
-    def _sequence_start(self, position: int) -> int:
-        """The first sequence start at or after sample ``position`` of the timeline."""
-        sweep, offset = divmod(position, self.sweep_size)
-        plan = self._enumerator.plan(sweep)
-        return sweep * self.sweep_size + plan.sample_at(plan.position_of_sample(offset))
 
     def _check_shares(self) -> None:
         """Warns once per epoch and worker layout when this worker's share is empty or small."""

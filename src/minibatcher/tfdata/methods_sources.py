@@ -1,5 +1,6 @@
-"""``Dataset``'s static constructors beyond the basic ones: ``random``, ``counter``,
-``sample_from_datasets``, ``choose_from_datasets``, ``list_files``, ``load`` (a mixin of
+"""``Dataset``'s static constructors: ``range``, ``from_tensor_slices``, ``from_tensors``,
+``from_generator``, ``zip``, ``random``, ``counter``, ``sample_from_datasets``,
+``choose_from_datasets``, ``list_files``, ``load`` (a mixin of
 :class:`~minibatcher.tfdata.Dataset`; each builds the node of its module).
 
 Example:
@@ -19,13 +20,88 @@ if TYPE_CHECKING:
 
 
 class SourceMethods:
-    """``Dataset``'s extra constructors (see the module docstring).
+    """``Dataset``'s constructors (see the module docstring).
 
     Example:
         >>> from minibatcher.tfdata import Dataset
         >>> Dataset.random(seed=1).cardinality()
         -1
     """
+
+    @staticmethod
+    def range(*args: int, output_type: Any = None, name: str | None = None) -> "Dataset":
+        """``range(stop)``, ``range(start, stop[, step])`` as int64 scalars.
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> list(Dataset.range(5, 1, -2))
+            [np.int64(5), np.int64(3)]
+        """
+        from .sources import range_dataset
+        return range_dataset(*args, output_type=output_type)
+
+    @staticmethod
+    def from_tensor_slices(tensors: Any, name: str | None = None) -> "Dataset":
+        """One element per row of ``tensors`` (a value or a tuple/dict of values).
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> list(Dataset.from_tensor_slices((["a", "b"], [1, 2])))
+            [(b'a', np.int32(1)), (b'b', np.int32(2))]
+        """
+        from .sources import slices_dataset
+        return slices_dataset(tensors)
+
+    @staticmethod
+    def from_tensors(tensors: Any, name: str | None = None) -> "Dataset":
+        """A dataset of the single element ``tensors``.
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> [x.tolist() for x in Dataset.from_tensors([1, 2])]
+            [[1, 2]]
+        """
+        from .sources import tensors_dataset
+        return tensors_dataset(tensors)
+
+    @staticmethod
+    def from_generator(generator: Callable[..., Any], output_types: Any = None,
+                       output_shapes: Any = None, args: Any = None,
+                       output_signature: Any = None, name: str | None = None) -> "Dataset":
+        """Elements of ``generator(*args)``, called anew for every iteration.
+
+        A restore calls it again and skips what was read (it has no random access).
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> list(Dataset.from_generator(lambda: iter([1, 2])))
+            [np.int32(1), np.int32(2)]
+        """
+        from .sources import GeneratorDataset
+        return GeneratorDataset(generator, output_types, args, output_signature, output_shapes)
+
+    @staticmethod
+    def zip(*args: Any, datasets: Any = None, name: str | None = None) -> "Dataset":
+        """Elements of several datasets side by side; stops at the shortest.
+
+        As tf.data (2.13+): ``zip(a, b)``, ``zip((a, b))`` or ``zip(datasets=(a, b))``;
+        a (nested) tuple or dict of datasets gives elements of that structure.
+
+        Example:
+            >>> from minibatcher.tfdata import Dataset
+            >>> list(Dataset.zip((Dataset.range(3), Dataset.range(5, 7))))
+            [(np.int64(0), np.int64(5)), (np.int64(1), np.int64(6))]
+            >>> list(Dataset.zip(datasets={"a": Dataset.range(1)}))
+            [{'a': np.int64(0)}]
+        """
+        from .combine import ZipDataset
+        if not args and datasets is None:
+            raise TypeError("Must pass at least one dataset to `zip`.")
+        if args and datasets is not None:
+            raise TypeError("Both `*args` and `datasets` cannot be set.")
+        if args:
+            datasets = args[0] if len(args) == 1 else args
+        return ZipDataset(datasets)
 
     @staticmethod
     def random(seed: int | None = None, rerandomize_each_iteration: bool | None = None,

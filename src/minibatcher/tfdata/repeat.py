@@ -22,7 +22,7 @@ from .core import INFINITE, UNKNOWN, Iter, View, all_at_start, clamp_count
 from .dataset import Dataset
 from .options import static_rewrites
 from .shuffle_repeat import FusedRepeatIter, fused_shuffle
-from .transforms import _Unary, is_random
+from .unary import _Unary, is_random
 
 __all__ = ["RepeatDataset"]
 

@@ -26,39 +26,8 @@ from .lift import Lift
 from .parallel import Failure, Workers, check_executor, first_failure, parallelism, schedulable_cpus
 from .prefetch import PrefetchIter, PrefetchView
 from .structure import call
-
-
-class _Unary(Dataset):
-    """A transformation of one input dataset."""
-
-    def __init__(self, parent: Dataset) -> None:
-        if not isinstance(parent, Dataset):
-            raise TypeError(f"expected a Dataset, but got {type(parent).__name__}")
-        self._parent = parent
-
-    def _inputs(self) -> tuple[Dataset, ...]:
-        return (self._parent,)
-
-    def _has_view(self) -> bool:
-        return self._parent._has_view()
-
-
-class _PassIter(Iter):
-    """An iterator over one parent whose elements keep the parent's addresses."""
-
-    def __init__(self, parent: Iter) -> None:
-        self.parent = parent
-        self.addressable = parent.addressable
-
-    def at_start(self) -> bool | None:
-        return self.parent.at_start()
-
-    @property
-    def address(self) -> int:
-        return self.parent.address
-
-    def refetch(self, address: int) -> Any:
-        return self.parent.refetch(address)
+# the base of one-input ops is re-exported: every op module imports it from here
+from .unary import _PassIter, _Unary, is_random  # noqa: F401
 
 
 # -- map ---------------------------------------------------------------------------------------
@@ -398,15 +367,3 @@ def _generators(dataset: Dataset) -> list[Any]:
         if hasattr(node, "iterations_started"):
             out.append(node)
     return out
-
-
-def is_random(dataset: Dataset) -> bool:
-    """Whether a shuffle lies in ``dataset``'s plan (iterations then differ).
-
-    Example:
-        >>> is_random(Dataset.range(3).map(abs)), is_random(Dataset.range(3).shuffle(2).batch(2))
-        (False, True)
-    """
-    if getattr(dataset, "_random", False):
-        return True
-    return any(is_random(d) for d in dataset._inputs())

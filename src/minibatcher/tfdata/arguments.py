@@ -58,3 +58,13 @@ def tf_opt_int(name: str, value: Any, lo: int | None = None, hi: int | None = No
         (None, 3)
     """
     return None if value is None else tf_int(name, value, lo, hi, expected)
+
+
+def clamp_count(count: int) -> int:
+    """tf.data's count arguments: a negative count means "all" (-1).
+
+    Example:
+        >>> clamp_count(-5), clamp_count(3)
+        (-1, 3)
+    """
+    return -1 if count < 0 else count

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from ..state import Fields
-from .arguments import tf_int
+from .arguments import clamp_count, tf_int
 from .block import Block
-from .core import INFINITE, UNKNOWN, Iter, View, all_at_start, clamp_count
+from .core import INFINITE, UNKNOWN, Iter, View, all_at_start
 from .dataset import Dataset
 from .options import static_rewrites
 from .shuffle_repeat import FusedRepeatIter, fused_shuffle

@@ -4,7 +4,8 @@ later, and the elements at given positions of a fresh iterator (a restore's read
 
 Example:
     >>> from minibatcher.tfdata.core import ListView, ViewIter
-    >>> it = ViewIter(ListView("abc")); all_at_start(it), fetch_positions(it, [2], "x"), all_at_start(it)
+    >>> it = ViewIter(ListView("abc"))
+    >>> all_at_start(it), fetch_positions(it, [2], "x"), all_at_start(it)
     (True, {2: 'c'}, False)
 """
 

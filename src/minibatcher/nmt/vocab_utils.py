@@ -23,7 +23,6 @@ Example:
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -31,6 +30,7 @@ import numpy as np
 from ..errors import ConfigError, FormatError
 from ..formats.guarded_file import decode_text, read_small_file
 from ..tfdata.text import input_buffer_lines
+from .vocab_rewrites import _remember_rewrite, _Rewrite, _rewrite_of
 
 UNK = "<unk>"
 SOS = "<s>"
@@ -78,54 +78,6 @@ def _newline_numbers(lines: list[str]) -> tuple[int, ...]:
         out.append(line)
         line += piece.count("\n")
     return tuple(out)
-
-
-@dataclass(frozen=True)
-class _Rewrite:
-    """A vocabulary file ``check_vocab`` wrote: where its words came from."""
-
-    original: str
-    specials: str  # the prepended tokens, space-separated
-    lines: tuple[int, ...]  # the original's line of each word after the specials
-    stamp: tuple[int, int]  # (size, mtime_ns) of the written file
-
-    def where(self, path: str, index: int) -> tuple[str, str]:
-        """``(file:line, note)`` of word ``index`` (0-based, after the specials) of
-        the written file ``path``: its line in the original file, and a note with
-        its line in the written one."""
-        line = self.lines[index - 3]
-        if os.path.abspath(path) == os.path.abspath(self.original):
-            return (f"{path}:{index + 1}",
-                    f"line {line} before check_vocab prepended {self.specials} to it")
-        return (f"{self.original}:{line}",
-                f"line {index + 1} of {path}; check_vocab wrote it with {self.specials} "
-                "prepended")
-
-
-_REWRITES: dict[str, _Rewrite] = {}  # written file (real path) -> its origin, for messages only
-
-
-def _stamp(path: str) -> tuple[int, int]:
-    st = os.stat(path)
-    return st.st_size, st.st_mtime_ns
-
-
-def _remember_rewrite(new_file: str, original: str, specials: list[str],
-                      lines: tuple[int, ...]) -> None:
-    key = os.path.realpath(new_file)
-    _REWRITES.pop(key, None)
-    while len(_REWRITES) >= 64:
-        del _REWRITES[next(iter(_REWRITES))]
-    _REWRITES[key] = _Rewrite(original, " ".join(specials), lines, _stamp(new_file))
-
-
-def _rewrite_of(path: str) -> _Rewrite | None:
-    """The origin of ``path`` if this process's ``check_vocab`` wrote it (unchanged since)."""
-    found = _REWRITES.get(os.path.realpath(path))
-    try:
-        return found if found is not None and found.stamp == _stamp(path) else None
-    except OSError:
-        return None
 
 
 def check_vocab(vocab_file: str, out_dir: str, check_special_token: bool = True,

@@ -13,7 +13,9 @@ import re
 import minibatcher
 
 PACKAGE = pathlib.Path(minibatcher.__file__).parent
-REPO = PACKAGE.parent.parent
+# The documents live in the checkout, next to tests/; the package may be installed elsewhere
+# (CI installs it into a virtual environment's site-packages, not in editable mode).
+REPO = pathlib.Path(__file__).resolve().parent.parent
 SOURCES = sorted(PACKAGE.rglob("*.py"))
 NAME_ONLY = re.compile(r"^[\w.\[\]()]+\.(__name__|__mro__\[\d+\]\.__name__)$")
 
@@ -34,7 +36,7 @@ def test_examples_show_behaviour():
         for name, text in _docstrings(path):
             sources = [e.source.strip() for e in parser.get_examples(text)]
             if sources and all(NAME_ONLY.match(s) for s in sources):
-                vacuous.append(f"{path.relative_to(REPO)}: {name}: {sources}")
+                vacuous.append(f"{path.relative_to(PACKAGE.parent)}: {name}: {sources}")
     assert vacuous == []
 
 
@@ -44,5 +46,5 @@ def test_cited_documents_exist():
         for cited in set(re.findall(r"[\w./-]+\.md\b", path.read_text())):
             candidates = [REPO / cited, REPO / "docs" / cited, REPO / "docs" / "design" / cited]
             if not any(c.is_file() for c in candidates):
-                missing.append(f"{path.relative_to(REPO)}: {cited}")
+                missing.append(f"{path.relative_to(PACKAGE.parent)}: {cited}")
     assert missing == []

@@ -146,6 +146,25 @@ nb::tuple check_frames(Bytes data, Ends frames, Ends lengths, bool verify) {
   return nb::make_tuple(int(r.status), r.failed);
 }
 
+// mb::tfrecord::frame_chunk: a chunk of a file read in order, framed (its
+// records' data CRCs checked with `verify`) with their stored data CRCs.
+nb::dict frame_chunk(Bytes data, bool verify) {
+  mb::tfrecord::ChunkResult r;
+  {
+    nb::gil_scoped_release release;
+    r = mb::tfrecord::frame_chunk(data.data(), data.shape(0), verify);
+  }
+  nb::dict out;
+  out["frames"] = owned_numpy(std::move(r.frames));
+  out["lengths"] = owned_numpy(std::move(r.lengths));
+  out["crcs"] = owned_numpy(std::move(r.crcs));
+  out["next"] = r.next;
+  out["status"] = int(r.status);
+  out["status_offset"] = r.status_offset;
+  out["first_bad"] = r.first_bad;
+  return out;
+}
+
 // mb::tfrecord::digest_rows: 12 bytes per record (length, stored data CRC) as bytes.
 nb::bytes digest_rows(Bytes data, Ends frames, Ends lengths) {
   const size_t n = frames.shape(0);
@@ -368,6 +387,7 @@ void bind_tfrecord(nb::module_& m) {
   m.def("tfrecord_check_frames", &check_frames, "data"_a, "frames"_a, "lengths"_a, "verify"_a);
   m.def("tfrecord_frame_many", &frame_many, "data"_a, "ends"_a);
   m.def("tfrecord_digest_rows", &digest_rows, "data"_a, "frames"_a, "lengths"_a);
+  m.def("tfrecord_frame_chunk", &frame_chunk, "data"_a, "verify"_a);
   m.def("crc32c", &crc, "data"_a, "initial"_a = 0, "portable"_a = false);
   m.def("crc32c_hardware", &mb::tfrecord::crc32c_hardware);
   m.def("example_decode", &decode, "data"_a, "ends"_a, "names"_a, "kinds"_a, "strict"_a = false);

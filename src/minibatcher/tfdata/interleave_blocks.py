@@ -35,7 +35,7 @@ def _cursor(it: Any) -> Any:
         return None
     inputs = np.array([-1 if s is None else s.ordinal for s in slots], np.int64)
     pos = np.array([0 if s is None else s.it.pos for s in slots], np.int64)
-    lengths = np.array([0 if s is None else s.it._length for s in slots], np.int64)
+    lengths = np.array([0 if s is None else s.it.length for s in slots], np.int64)
     if not order.restore(it.ci, it.bi, it.taken, it.exhausted, inputs, pos, lengths):
         return None
     return order
@@ -67,7 +67,7 @@ def interleave_block(it: Any, count: int) -> Block | None:
             break
         else:
             opened[slot.ordinal] = slot
-            order.add_input(slot.it._length)
+            order.add_input(slot.it.length)
     inputs_all, positions_all = np.concatenate(inputs), np.concatenate(positions)
     try:
         block = _read(opened, inputs_all, positions_all, it.node._workers)

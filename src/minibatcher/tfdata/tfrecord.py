@@ -63,14 +63,18 @@ class DamagedTailSource:
     def __init__(self, source: TFRecordSource) -> None:
         self.source = source
 
-    def _records(self) -> int:
-        return len(self.source)
-
     def __len__(self) -> int:
-        return self._records() + (self.source.open().tail_error is not None)
+        return len(self.source) + (self.source.open().tail_error is not None)
+
+    def available(self, stop: int) -> int:
+        """``min(stop, len(self))``, reading the file only as far as that needs."""
+        records = self.source.available(stop)
+        if records < stop and self.source.open().tail_error is not None:
+            return records + 1  # the file ended at the damage: its error is one more element
+        return records
 
     def _check(self, stop: int) -> None:
-        if stop > self._records():
+        if self.source.available(stop) < stop:
             raise DataLossError(str(self.source.open().tail_error))
 
     def __getitem__(self, index: int) -> bytes:

@@ -197,7 +197,8 @@ class TFRecordSource:
             [b'c', b'bb']
         """
         indices = np.asarray(indices, np.int64)
-        if len(indices) and (indices.min() < 0 or indices.max() >= len(self)):
+        if len(indices) and (indices.min() < 0 or
+                             self.available(int(indices.max()) + 1) <= indices.max()):
             raise IndexError(f"{self.path}: record index out of range (the source holds "
                              f"{len(self)} records)")
         good = self.good_positions()
@@ -205,10 +206,26 @@ class TFRecordSource:
 
     @property
     def block_limit(self) -> int:
-        """Records per block read (about 8 MB at the file's mean record size)."""
-        f = self.open()
-        mean = f.file_size / max(1, len(f))
+        """Records per block read (about 8 MB at the file's mean record size, as
+        far as it is framed; guessed from its first bytes before it is read)."""
+        mean = self.open().mean_record_bytes()
         return int(min(4096, max(16, (8 << 20) // max(1, mean))))
+
+    def available(self, stop: int) -> int:
+        """``min(stop, len(self))``, framing the file only as far as that needs
+        (:meth:`TFRecordFile.available`).
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.tfrecord import TFRecordWriter
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.tfrecord"
+            >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"b", b"c"])
+            >>> TFRecordSource(p, skip=1).available(5), TFRecordSource(p).available(2)
+            (2, 2)
+        """
+        if self._take is not None or self.files.skipping:
+            return min(stop, len(self))
+        return max(0, self.open().available(self.skip + stop) - self.skip)
 
     def batches(self, **options: int) -> Iterator[RecordBatch]:
         """The source's records in :class:`RecordBatch` es (streaming, each

@@ -185,3 +185,22 @@ def test_states_and_resumes_are_those_of_files_indexed_first(tmp_path: Path,
                     assert [np.asarray(x, object).tolist() for x in a] == \
                         [np.asarray(y, object).tolist() for y in b]
                 assert assert_resumes_exactly(make) > 0
+
+
+def test_a_file_read_in_order_is_closed_when_dropped(tmp_path: Path) -> None:
+    # the index refers to its file weakly: no reference cycle keeps descriptors open until
+    # the cyclic garbage collector runs (a dataset of many files ran out of descriptors)
+    import gc
+    import os
+
+    path = write(tmp_path / "r", sized([50] * 100))
+    before = len(os.listdir("/proc/self/fd"))
+    gc.disable()
+    try:
+        for _ in range(20):
+            f = TFRecordFile(path)
+            assert f.read_at(np.arange(3, 9)).records() == sized([50] * 100)[3:9]
+            del f
+        assert len(os.listdir("/proc/self/fd")) == before
+    finally:
+        gc.enable()

@@ -37,6 +37,7 @@ import dataclasses
 import hashlib
 import sys
 import threading
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -126,7 +127,7 @@ class GrowingIndex:
     CRCs the content digest is made of, and the chunks kept for reads in order."""
 
     def __init__(self, file: "TFRecordFile") -> None:
-        self.file = file
+        self._file = weakref.ref(file)  # no cycle: a file is closed when its last user drops it
         self._frames = np.zeros(0, np.int64)
         self._lengths = np.zeros(0, np.int64)
         self._crcs = np.zeros(0, np.uint32)  # stored data CRCs: the digest's rows, with lengths
@@ -137,6 +138,14 @@ class GrowingIndex:
         self.end = file.file_size
         self.chunks: collections.deque[Chunk] = collections.deque()
         self.lock = threading.RLock()
+
+    @property
+    def file(self) -> "TFRecordFile":
+        """The file this is the index of."""
+        file = self._file()
+        if file is None:  # pragma: no cover - the file holds its index
+            raise ReferenceError("the TFRecord file of this index was closed")
+        return file
 
     # -- the index ----------------------------------------------------------------------------
 

@@ -374,7 +374,10 @@ class ConcatSource:
         while start < stop:
             k, i = self.locate(start)
             n = int(min(stop - start, self._end(k) - start))
-            parts.append(SourceView(self.sources[k]).block(i, i + n))
+            source = self.sources[k]
+            read = getattr(source, "block", None)
+            parts.append(as_block(read(i, i + n)) if read is not None else
+                         SourceView(source).block(i, i + n))
             start += n
         return concat_blocks(parts)
 

@@ -86,6 +86,12 @@ class DamagedTailSource:
         self._check(stop)
         return self.source.read(start, stop)
 
+    def block(self, start: int, stop: int) -> Any:
+        """Records ``start .. stop-1`` read in order (DataLossError when they reach
+        the damage)."""
+        self._check(stop)
+        return self.source.block(start, stop)
+
     def gather(self, indices: Any) -> Any:
         """Records ``indices`` (DataLossError when one is the damage)."""
         indices = np.asarray(indices, np.int64)

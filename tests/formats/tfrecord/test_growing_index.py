@@ -204,3 +204,18 @@ def test_a_file_read_in_order_is_closed_when_dropped(tmp_path: Path) -> None:
         assert len(os.listdir("/proc/self/fd")) == before
     finally:
         gc.enable()
+
+
+def test_an_interleave_frames_its_files_as_far_as_it_reads_them(tmp_path: Path) -> None:
+    # the interleave's order needed every open file's length: each file was framed whole
+    # when its slot opened, then read again
+    recs = [sized([800] * 3000, seed=k) for k in range(3)]
+    files = [str(write(tmp_path / f"s{k}", r)) for k, r in enumerate(recs)]
+    ds = TFRecordDataset(files, num_parallel_reads=2)
+    it = iter(ds.batch(50))
+    first = [r for _ in range(4) for r in next(it).tolist()]
+    assert first == [r for pair in zip(recs[0][:100], recs[1][:100]) for r in pair]
+    framed = [ds.files.open(f).framed for f in files[:2]]
+    assert all(100 <= n < 3000 for n in framed), framed
+    rest = [r for b in it for r in b.tolist()]
+    assert sorted(first + rest) == sorted(r for rs in recs for r in rs)

@@ -282,6 +282,32 @@ class TFRecordFile:
             parts = self._index.read_in_order(low, top + 1)
             if parts is not None:
                 return _spans(parts, positions)
+        return self._read_runs(positions)
+
+    def read_range(self, start: int, stop: int) -> "RecordSpans":
+        """Records ``[start, stop)`` in place, as :meth:`read_at` reads them
+        (read in order: from the chunks of the growing index).
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.tfrecord import TFRecordWriter
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.tfrecord"
+            >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"bb", b"ccc"])
+            >>> TFRecordFile(p).read_range(1, 3).records()
+            [b'bb', b'ccc']
+        """
+        if start < 0 or (stop > start and self.available(stop) < stop):
+            raise IndexError(f"{self.path}: records [{start}, {stop}) are out of range (the "
+                             f"file holds {len(self)} records)")
+        if self.plain and stop > start:
+            parts = self._index.read_in_order(start, stop)
+            if parts is not None:
+                return _spans(parts, np.arange(start, stop, dtype=np.int64))
+        return self.read_at(np.arange(start, max(start, stop), dtype=np.int64))
+
+    def _read_runs(self, positions: np.ndarray) -> "RecordSpans":
+        """:meth:`read_at` by runs of the sorted frames: one ``pread`` per run
+        into one buffer, the frames checked against the index."""
         frames, lengths = self._index.known()
         frames, lengths = frames[positions], lengths[positions]
         order = np.argsort(frames, kind="stable")

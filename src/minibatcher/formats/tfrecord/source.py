@@ -204,6 +204,25 @@ class TFRecordSource:
         good = self.good_positions()
         return self.open().read_at(self.skip + indices if good is None else good[indices])
 
+    def block(self, start: int, stop: int) -> RecordSpans:
+        """Records ``start .. stop-1`` of this source, in place (read in order:
+        :meth:`TFRecordFile.read_range`).
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.tfrecord import TFRecordWriter
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.tfrecord"
+            >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"bb", b"c"])
+            >>> TFRecordSource(p, skip=1).block(0, 2).records()
+            [b'bb', b'c']
+        """
+        if self.good_positions() is not None or start < 0:
+            return self.gather(np.arange(start, max(start, stop), dtype=np.int64))
+        if self._take is not None and stop > self._take:
+            raise IndexError(f"{self.path}: record index out of range (the source holds "
+                             f"{len(self)} records)")
+        return self.open().read_range(self.skip + start, self.skip + max(start, stop))
+
     @property
     def block_limit(self) -> int:
         """Records per block read (about 8 MB at the file's mean record size, as

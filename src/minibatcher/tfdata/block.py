@@ -180,10 +180,9 @@ class RecordsBlock(Block):
                                       self.starts, self.ends)
 
     def batch(self, lo: int, hi: int) -> np.ndarray:
-        out = np.empty(hi - lo, dtype=object)
-        out[:] = self.take(np.arange(lo, hi)).elements() if (lo, hi) != (0, len(self)) \
+        records = self.take(np.arange(lo, hi)).elements() if (lo, hi) != (0, len(self)) \
             else self.elements()
-        return out
+        return np.fromiter(records, object, len(records))  # no shape discovery per bytes
 
     def take(self, order: np.ndarray) -> "RecordsBlock":
         """The records in ``order`` (indices into this block); no bytes are copied."""

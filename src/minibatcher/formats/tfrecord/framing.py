@@ -162,6 +162,8 @@ class GrowingIndex:
 
     def available(self, stop: int) -> int:
         """``min(stop, records)``, framing only as far as that needs."""
+        if stop <= self.n or self.complete:  # n only grows: no lock needed to read it
+            return min(stop, self.n)
         with self.lock:
             while self.n < stop and not self.complete:
                 self._frame_next(keep=self.file.plain)
@@ -294,19 +296,27 @@ class GrowingIndex:
         data CRC among them does not match or a chunk read finds the frames
         changed (the caller's read by position then reports it)."""
         with self.lock:
-            parts = []
-            while start < stop:
-                chunk = self._chunk_holding(start)
-                if chunk is None:
-                    return None
-                hi = min(stop, chunk.stop)
-                if chunk.good_stop < hi:
-                    return None
-                parts.append((chunk, start, hi))
-                start = hi
+            last = self.chunks[-1] if self.chunks else None
+            if last is not None and last.first <= start and stop <= last.good_stop:
+                parts = [(last, start, stop)]  # reads in order mostly find their records there
+            else:
+                parts = self._parts(start, stop)
             while self.chunks and self.chunks[0].stop <= stop:  # handed out: not kept
                 self.chunks.popleft()
             return parts
+
+    def _parts(self, start: int, stop: int) -> list[tuple[Chunk, int, int]] | None:
+        parts = []
+        while start < stop:
+            chunk = self._chunk_holding(start)
+            if chunk is None:
+                return None
+            hi = min(stop, chunk.stop)
+            if chunk.good_stop < hi:
+                return None
+            parts.append((chunk, start, hi))
+            start = hi
+        return parts
 
     def _chunk_holding(self, position: int) -> Chunk | None:
         for chunk in self.chunks:

@@ -132,10 +132,13 @@ class TFRecordSource:
             compression_type, verify_crc=verify_crc, max_errors=max_errors)
         self.skip, self._take, self.expected = int(skip), take, expected
         self._good: np.ndarray | None = None
+        self._file: TFRecordFile | None = None
 
     def open(self) -> TFRecordFile:
         """The file (opened, and checked against ``expected``, on first use)."""
-        return self.files.open(self.path, self.expected)
+        if self._file is None:
+            self._file = self.files.open(self.path, self.expected)
+        return self._file
 
     @property
     def file(self) -> TFRecordFile:

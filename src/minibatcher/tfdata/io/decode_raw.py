@@ -4,9 +4,10 @@ The output has one more dimension than the input: element ``x`` of ``input_bytes
 ``len(x) / itemsize`` numbers (every string must have the same length, a multiple of the
 item size), or ``fixed_length / itemsize`` numbers with ``fixed_length`` (shorter strings
 are zero-padded, longer ones cut). A batch of equal-length strings is decoded with one join
-and one ``np.frombuffer``. Under block execution a block's strings (``Rows``, or a parsed
-:class:`DenseColumn`) give ``Rows`` of the decoded values; a DenseColumn still in the native
-buffer is decoded straight from it, without a Python object per value.
+(into a writable ``bytearray``) and one ``np.frombuffer``. Under block execution a block's
+strings (``Rows``, or a parsed :class:`DenseColumn`) give ``Rows`` of the decoded values; a
+DenseColumn still in the native buffer is decoded straight from it, without a Python object
+per value.
 
 Example:
     >>> decode_raw(b"\\x01\\x00\\x02\\x00", "int16").tolist()
@@ -56,18 +57,18 @@ def _out_type(out_type: Any, fixed_length: int | None) -> np.dtype:
     return np.dtype(dtype.as_numpy_dtype)
 
 
-def _padded(flat: list[bytes], fixed_length: int, itemsize: int) -> bytes:
+def _padded(flat: list[bytes], fixed_length: int, itemsize: int) -> bytearray:
     if fixed_length <= 0:
         raise InvalidArgumentError(f"fixed_length ({fixed_length}) must be greater than zero.")
     if fixed_length % itemsize:
         raise InvalidArgumentError(f"fixed_length ({fixed_length}) must be a multiple of the "
                                    f"size of out_type ({itemsize})")
     if all(len(v) == fixed_length for v in flat):
-        return b"".join(flat)
-    return b"".join(v[:fixed_length].ljust(fixed_length, b"\0") for v in flat)
+        return bytearray().join(flat)
+    return bytearray().join(v[:fixed_length].ljust(fixed_length, b"\0") for v in flat)
 
 
-def _same_size(flat: list[bytes], dtype: np.dtype) -> tuple[bytes, int]:
+def _same_size(flat: list[bytes], dtype: np.dtype) -> tuple[bytearray, int]:
     size = len(flat[0]) if flat else 0
     if len(set(map(len, flat))) > 1:
         i = next(i for i, v in enumerate(flat) if len(v) != size)
@@ -77,7 +78,7 @@ def _same_size(flat: list[bytes], dtype: np.dtype) -> tuple[bytes, int]:
         word = _WORD.get(dtype.name, dtype.name)
         raise InvalidArgumentError(f"Input to DecodeRaw has length {size} that is not a "
                                    f"multiple of {dtype.itemsize}, the size of {word}")
-    return b"".join(flat), size
+    return bytearray().join(flat), size  # one copy, writable (as TF's output)
 
 
 def _is_block(value: Any) -> bool:
@@ -139,7 +140,7 @@ def decode_raw(input_bytes: Any, out_type: Any, little_endian: bool = True,
         data, width = _padded(flat, int(fixed_length), dtype.itemsize), int(fixed_length)
     else:
         data, width = _same_size(flat, dtype)
-    raw = np.frombuffer(bytearray(data), np.uint8).reshape(len(flat), width)  # writable
+    raw = np.frombuffer(data, np.uint8).reshape(len(flat), width)  # writable
     if dtype == np.bool_:
         return (raw != 0).reshape(*shape, width)
     order = "<" if little_endian else ">"

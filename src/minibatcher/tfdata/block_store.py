@@ -114,8 +114,12 @@ class _Spans:
         seg = self.buf[at]
         self.live[at] = False
         self.held -= len(at)
-        self.left -= np.bincount(seg, minlength=len(self.left))
-        used, local = np.unique(seg, return_inverse=True)
+        counts = np.bincount(seg, minlength=len(self.left))
+        self.left -= counts
+        used = np.flatnonzero(counts)  # the buffers drawn from, numbered in order
+        number = np.zeros(len(counts), np.int64)
+        number[used] = np.arange(len(used))
+        local = number[seg]
         buffers = [self.buffers[g] for g in used.tolist()]
         for g in used[self.left[used] == 0].tolist():
             del self.number[id(self.buffers[g])]

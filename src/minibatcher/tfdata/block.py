@@ -180,9 +180,11 @@ class RecordsBlock(Block):
                                       self.starts, self.ends)
 
     def batch(self, lo: int, hi: int) -> np.ndarray:
-        records = self.take(np.arange(lo, hi)).elements() if (lo, hi) != (0, len(self)) \
-            else self.elements()
-        return np.fromiter(records, object, len(records))  # no shape discovery per bytes
+        from .. import _native
+
+        part = self.take(np.arange(lo, hi)) if (lo, hi) != (0, len(self)) else self
+        return _native.spans_to_object_array(part.buffers, _NO_SEG if part.seg is None else
+                                             part.seg, part.starts, part.ends)
 
     def take(self, order: np.ndarray) -> "RecordsBlock":
         """The records in ``order`` (indices into this block); no bytes are copied."""

@@ -4,8 +4,8 @@ Files are read one after the other, or interleaved with
 ``cycle_length=num_parallel_reads, block_length=1`` as TF does
 (:class:`~minibatcher.tfdata.files.FilesDataset`). Each file is a
 :class:`~minibatcher.formats.tfrecord.source.TFRecordSource` with an index
-(built on first use by one pass over the frame headers), so ``skip``,
-``shard``, ``take`` and restores seek instead of reading. CRCs are verified
+(grown as the file is read, completed when something needs all of it), so
+``skip``, ``shard``, ``take`` and restores seek instead of reading. CRCs are verified
 (DECISIONS.md 14); ``max_errors=N`` (an extension) skips and counts up to N
 corrupted records per file. A file that cannot be framed to its end (a bad
 length CRC, a truncated last record) gives its records up to the damage and then

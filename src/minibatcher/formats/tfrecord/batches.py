@@ -2,9 +2,7 @@
 
 :class:`RecordBatch` (records back to back, from a sequential read) and
 :class:`RecordSpans` (records in place, from a read by
-positions); the grouping of positions into reads; the digest of a file's
-frames made by its index pass (its checkpoint identity,
-docs/design/guarded-files.md).
+positions); the grouping of positions into reads.
 
 Example:
     >>> b = RecordBatch(np.frombuffer(b"abcd", np.uint8), np.array([1, 4]), np.array([0, 1]))

@@ -86,7 +86,7 @@ class BufferPool:
             return buffer
 
 
-POOL = BufferPool(CHUNK_BYTES, keep=64)
+POOL = BufferPool(CHUNK_BYTES, keep=64)  # up to 64 MiB kept for reuse
 
 
 def read_buffer(size: int) -> np.ndarray:

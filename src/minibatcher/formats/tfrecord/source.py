@@ -258,8 +258,8 @@ class TFRecordSource:
 
     def fingerprint(self) -> Any:
         """The file's checkpoint identity: its size and a digest of every
-        record's length and data CRC (made by the index pass; no names or
-        times), then ``skip`` and ``take`` for a range.
+        record's length and data CRC (made as the file is framed; no names
+        or times), then ``skip`` and ``take`` for a range.
 
         Example:
             >>> import tempfile, pathlib

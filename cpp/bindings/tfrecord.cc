@@ -7,6 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -144,6 +145,25 @@ nb::tuple check_frames(Bytes data, Ends frames, Ends lengths, bool verify) {
                                    verify);
   }
   return nb::make_tuple(int(r.status), r.failed);
+}
+
+// mb::tfrecord::frame_chunk: a chunk of a file read in order, framed (its
+// records' data CRCs checked with `verify`) with their stored data CRCs.
+nb::dict frame_chunk(Bytes data, bool verify) {
+  mb::tfrecord::ChunkResult r;
+  {
+    nb::gil_scoped_release release;
+    r = mb::tfrecord::frame_chunk(data.data(), data.shape(0), verify);
+  }
+  nb::dict out;
+  out["frames"] = owned_numpy(std::move(r.frames));
+  out["lengths"] = owned_numpy(std::move(r.lengths));
+  out["crcs"] = owned_numpy(std::move(r.crcs));
+  out["next"] = r.next;
+  out["status"] = int(r.status);
+  out["status_offset"] = r.status_offset;
+  out["first_bad"] = r.first_bad;
+  return out;
 }
 
 // mb::tfrecord::digest_rows: 12 bytes per record (length, stored data CRC) as bytes.
@@ -357,6 +377,33 @@ nb::list split_bytes(Bytes data, Ends ends, int64_t lo, int64_t hi) {
   return out;
 }
 
+// The inverse of split_bytes: a sequence of bytes objects copied back to back into
+// one writable array, with their end offsets (a TypeError names the first element
+// that is not bytes). One C pass where Python checks types and lengths per element.
+nb::tuple join_bytes(nb::handle records) {
+  nb::object seq = nb::steal(PySequence_Fast(records.ptr(), "records should be a sequence"));
+  if (!seq.is_valid()) throw nb::python_error();
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+  PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
+  mb::Buffer<int64_t> ends(static_cast<size_t>(n));
+  int64_t total = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!PyBytes_Check(items[i])) {
+      throw nb::type_error(("element " + std::to_string(i) + " should be bytes").c_str());
+    }
+    total += PyBytes_GET_SIZE(items[i]);
+    ends[size_t(i)] = total;
+  }
+  mb::HeapBuffer<uint8_t> data(static_cast<size_t>(total));  // as np.empty: heap memory
+  uint8_t* out = data.data();
+  for (Py_ssize_t i = 0; i < n; ++i) {  // the GIL held: the sequence cannot change meanwhile
+    const Py_ssize_t size = PyBytes_GET_SIZE(items[i]);
+    if (size) std::memcpy(out, PyBytes_AS_STRING(items[i]), size_t(size));
+    out += size;
+  }
+  return nb::make_tuple(owned_numpy(std::move(data)), owned_numpy(std::move(ends)));
+}
+
 }  // namespace
 
 void bind_tfrecord(nb::module_& m) {
@@ -368,6 +415,7 @@ void bind_tfrecord(nb::module_& m) {
   m.def("tfrecord_check_frames", &check_frames, "data"_a, "frames"_a, "lengths"_a, "verify"_a);
   m.def("tfrecord_frame_many", &frame_many, "data"_a, "ends"_a);
   m.def("tfrecord_digest_rows", &digest_rows, "data"_a, "frames"_a, "lengths"_a);
+  m.def("tfrecord_frame_chunk", &frame_chunk, "data"_a, "verify"_a);
   m.def("crc32c", &crc, "data"_a, "initial"_a = 0, "portable"_a = false);
   m.def("crc32c_hardware", &mb::tfrecord::crc32c_hardware);
   m.def("example_decode", &decode, "data"_a, "ends"_a, "names"_a, "kinds"_a, "strict"_a = false);
@@ -378,5 +426,6 @@ void bind_tfrecord(nb::module_& m) {
   m.def("sequence_example_decode_records", &decode_sequence_records, "records"_a,
         "context_names"_a, "context_kinds"_a, "sequence_names"_a, "sequence_kinds"_a);
   m.def("split_bytes", &split_bytes, "data"_a, "ends"_a, "lo"_a, "hi"_a);
+  m.def("join_bytes", &join_bytes, "records"_a);
   m.def("example_decode_one", &decode_one, "record"_a, "names"_a, "kinds"_a);
 }

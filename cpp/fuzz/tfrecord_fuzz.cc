@@ -9,7 +9,7 @@
 //   h[2] max_bytes = h[2] < 128 ? h[2] : -1
 //   h[3] kinds of the three decoded features a, b, c (2 bits each, 0 -> 1)
 //
-// Invariants (trapped): read() and scan() walk the same frames; every frame
+// Invariants (trapped): read(), scan() and frame_chunk() walk the same frames; every frame
 // returned lies inside the buffer with its length; the hardware and portable
 // CRCs agree; the decoded counts and values are consistent with each other.
 #include <cstddef>
@@ -140,6 +140,23 @@ void fuzz_framing(const uint8_t* d, size_t n, const uint8_t* h) {
   const CheckResult bad = check_frames(d, n, odd, odd_len, 3, true);
   check(bad.failed >= -1 && bad.failed < 3);
   check_grouped_crcs(d, n, frames, lengths, h);
+  // A chunk of a file read in order: scan's frames, the first data CRC that
+  // fails as check_frames finds it, the stored CRCs digest_rows takes.
+  const ChunkResult k = frame_chunk(d, n, limits.verify_data);
+  Limits plain;
+  plain.verify_data = false;
+  const ScanResult all = scan(d, n, 0, plain);
+  check(k.frames.size() == all.frames.size() && k.next == all.next && k.status == all.status &&
+        k.status_offset == all.status_offset && k.crcs.size() == k.frames.size());
+  std::vector<uint8_t> chunk_rows(12 * k.frames.size());
+  digest_rows(d, k.frames.data(), k.lengths.data(), k.frames.size(), chunk_rows.data());
+  for (size_t i = 0; i < k.frames.size(); ++i) {
+    check(k.frames[i] == all.frames[i] && k.lengths[i] == all.lengths[i]);
+    check(std::memcmp(chunk_rows.data() + 12 * i + 8, &k.crcs[i], 4) == 0);  // little-endian
+  }
+  const CheckResult whole = check_frames(d, n, all.frames.data(), all.lengths.data(),
+                                         all.frames.size(), limits.verify_data);
+  check(k.first_bad == (whole.status == Status::kDataCrc ? whole.failed : -1));
 }
 
 // Counts and values agree: every present count is covered by values, byte

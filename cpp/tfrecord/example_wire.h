@@ -81,9 +81,13 @@ class FeaturesParser {
   const FeatureState& state(size_t i) const { return state_[i]; }
 
  private:
+  int find(Span key) const;  // the spec index of a key, -1 when it is not wanted
+
   std::vector<FeatureState> state_;
-  std::unordered_map<std::string_view, int> index_;
+  std::vector<std::string_view> names_;
+  std::unordered_map<std::string_view, int> index_;  // for many wanted keys
   std::vector<Span> values_;
+  FeatureState merged_;  // reused: its list's memory outlives a record
 };
 
 enum class Emit : int { kOk = 0, kMalformed = 1, kKindMismatch = 2 };

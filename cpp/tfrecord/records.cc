@@ -137,15 +137,34 @@ Status check_header(const uint8_t* buf, size_t size, int64_t pos, int64_t len) {
 
 }  // namespace
 
-CheckResult check_frames(const uint8_t* buf, size_t size, const int64_t* frames,
-                         const int64_t* lengths, size_t n, bool verify) {
-  // Records are checked in groups: every header of the group first, then the
-  // data CRCs of the records before the first bad header, several at once
-  // (crc32c_many). The first record that fails, in order, is reported.
+size_t first_bad_crc(const uint8_t* buf, const int64_t* frames, const int64_t* lengths,
+                     size_t n) {
+  // In groups, several CRCs at once (crc32c_many): one CRC stream waits on the
+  // instruction's latency.
   constexpr size_t kGroup = 48;
   const uint8_t* data[kGroup];
   size_t sizes[kGroup];
   uint32_t crcs[kGroup];
+  for (size_t g = 0; g < n; g += kGroup) {
+    const size_t end = std::min(n, g + kGroup);
+    for (size_t i = g; i < end; ++i) {
+      data[i - g] = buf + frames[i] + kHeaderBytes;
+      sizes[i - g] = size_t(lengths[i]);
+    }
+    crc32c_many(data, sizes, end - g, crcs);
+    for (size_t i = g; i < end; ++i) {
+      if (load_u32(data[i - g] + sizes[i - g]) != mask_crc(crcs[i - g])) return i;
+    }
+  }
+  return n;
+}
+
+CheckResult check_frames(const uint8_t* buf, size_t size, const int64_t* frames,
+                         const int64_t* lengths, size_t n, bool verify) {
+  // Records are checked in groups: every header of the group first, then the
+  // data CRCs of the records before the first bad header. The first record
+  // that fails, in order, is reported.
+  constexpr size_t kGroup = 48;
   CheckResult r;
   for (size_t g = 0; g < n; g += kGroup) {
     const size_t end = std::min(n, g + kGroup);
@@ -156,17 +175,11 @@ CheckResult check_frames(const uint8_t* buf, size_t size, const int64_t* frames,
       if (header != Status::kOk) good = i;
     }
     if (verify) {
-      for (size_t i = g; i < good; ++i) {
-        data[i - g] = buf + frames[i] + kHeaderBytes;
-        sizes[i - g] = size_t(lengths[i]);
-      }
-      crc32c_many(data, sizes, good - g, crcs);
-      for (size_t i = g; i < good; ++i) {
-        if (load_u32(data[i - g] + sizes[i - g]) != mask_crc(crcs[i - g])) {
-          r.status = Status::kDataCrc;
-          r.failed = int64_t(i);
-          return r;
-        }
+      const size_t bad = g + first_bad_crc(buf, frames + g, lengths + g, good - g);
+      if (bad < good) {
+        r.status = Status::kDataCrc;
+        r.failed = int64_t(bad);
+        return r;
       }
     }
     if (header != Status::kOk) {
@@ -174,6 +187,28 @@ CheckResult check_frames(const uint8_t* buf, size_t size, const int64_t* frames,
       r.failed = int64_t(good);
       return r;
     }
+  }
+  return r;
+}
+
+ChunkResult frame_chunk(const uint8_t* buf, size_t size, bool verify) {
+  ChunkResult r;
+  std::vector<int64_t> bad;
+  Limits limits;
+  limits.verify_data = false;
+  walk(buf, size, 0, limits, &bad, &r.next, &r.status, &r.status_offset,
+       [&r](int64_t frame, int64_t n) {
+         r.frames.push_back(frame);
+         r.lengths.push_back(n);
+       });
+  const size_t n = r.frames.size();
+  if (verify) {
+    const size_t first = first_bad_crc(buf, r.frames.data(), r.lengths.data(), n);
+    r.first_bad = first < n ? int64_t(first) : -1;
+  }
+  r.crcs.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    r.crcs[i] = load_u32(buf + r.frames[i] + kHeaderBytes + r.lengths[i]);
   }
   return r;
 }

@@ -81,6 +81,29 @@ struct CheckResult {
 CheckResult check_frames(const uint8_t* buf, size_t size, const int64_t* frames,
                          const int64_t* lengths, size_t n, bool verify);
 
+// Frames a chunk of a file read in order (TFRecordFile's growing index): the
+// frames scan() finds from offset 0 (length CRCs checked), then, with `verify`,
+// the data CRC of each of them (several at a time, as check_frames), and the
+// stored data CRC of every frame found (with its length, what the content digest
+// is made of: digest_rows). `first_bad` is the index of the first record whose
+// data CRC does not match (-1: none); the frames after it are still listed (the
+// index holds every frame).
+struct ChunkResult {
+  Buffer<int64_t> frames;
+  Buffer<int64_t> lengths;
+  Buffer<uint32_t> crcs;  // the stored (masked) data CRC of each frame
+  int64_t next = 0;
+  Status status = Status::kOk;
+  int64_t status_offset = -1;
+  int64_t first_bad = -1;
+};
+
+ChunkResult frame_chunk(const uint8_t* buf, size_t size, bool verify);
+
+// The index of the first of `n` records (frames inside the buffer, as the
+// caller checked) whose data CRC does not match; `n` when all match.
+size_t first_bad_crc(const uint8_t* buf, const int64_t* frames, const int64_t* lengths, size_t n);
+
 // What a file's content digest is made of (TFRecordFile.content_digest): for
 // each record, its length (8 bytes, little-endian) and its stored data CRC (4
 // bytes), 12 bytes per record into `out`. The caller has checked that every

@@ -83,3 +83,19 @@ def test_a_buffer_is_let_go_with_its_last_record() -> None:
     del block
     gc.collect()
     assert gone() is None
+
+
+def test_blocks_read_from_one_buffer_share_its_entry() -> None:
+    # a file's chunk serves many block reads (an interleave's slot reads a few records at
+    # a time): a gather's block holds the chunk once, not once per block read
+    data = np.frombuffer(b"".join(b"%03d" % i for i in range(40)), np.uint8)
+    store = BlockStore()
+    for start in range(0, 40, 4):
+        starts = np.arange(start, start + 4, dtype=np.int64) * 3
+        store.add(start, RecordsBlock(data, starts, starts + 3))
+    out = store.gather(np.array([37, 2, 18, 5, 30]))
+    assert out.elements() == [b"037", b"002", b"018", b"005", b"030"]
+    assert len(out.buffers) == 1
+    assert store.gather(np.arange(40)[np.isin(np.arange(40), [37, 2, 18, 5, 30],
+                                              invert=True)]).elements() == \
+        [b"%03d" % i for i in range(40) if i not in (37, 2, 18, 5, 30)]

@@ -284,3 +284,20 @@ def test_the_differential_suite_answers_the_same_without_blocks() -> None:
     differ = [case["desc"] for case in CASES
               if answer(case["desc"], True) != answer(case["desc"], False)]
     assert len(CASES) > 100 and not differ, differ[:3]
+
+
+def test_a_batch_of_records_is_an_object_array_of_bytes_without_leaks() -> None:
+    # filled natively, slot by slot (the None np.empty put there is released)
+    import sys
+
+    from minibatcher.tfdata.block import RecordsBlock
+
+    block = RecordsBlock.from_list([b"ab", b"", b"cde", b"f" * 600])
+    before = sys.getrefcount(None)
+    for _ in range(1000):  # a slot's None kept (or released twice) would move its count by 6000
+        whole, part = block.batch(0, 4), block.batch(1, 3)
+        refs = sys.getrefcount(whole[0])  # the array's slot and the call's argument
+        assert refs == 2 and whole.dtype == object and whole.flags.c_contiguous
+        assert whole.tolist() == [b"ab", b"", b"cde", b"f" * 600] and part.tolist() == [b"", b"cde"]
+    del whole, part
+    assert abs(sys.getrefcount(None) - before) < 100

@@ -69,3 +69,45 @@ def test_the_shuffle_store_fuses_contiguous_blocks() -> None:
     assert len(store.blocks) <= 3 and store.starts[0] == 0
     got = store.gather(np.array([63, 0, 31, 32]))
     assert [int(x) for x in got.elements()] == [63, 0, 31, 32]
+
+
+def _key_order(value: Any) -> Any:
+    """Every dict's keys, in order, down the structure."""
+    if isinstance(value, dict):
+        return [(k, _key_order(v)) for k, v in value.items()]
+    if isinstance(value, tuple):
+        return [_key_order(v) for v in value]
+    return None
+
+
+@pytest.mark.parametrize("batching", ["batch", "padded_batch"])
+def test_a_lifted_map_returning_dicts_batches_with_sorted_keys(tmp_path, batching: str) -> None:
+    # a map that names parse_single_example runs once per block (its result in columns);
+    # the batches of its dicts had the function's key order there, sorted keys on the
+    # element path (Dataset.batch packs dicts by sorted key, as TF orders dict components)
+    from minibatcher import tfdata
+    from minibatcher.formats.tfrecord import TFRecordWriter, encode_example
+    from minibatcher.tfdata import io as tfio
+
+    path = tmp_path / "r.tfrecord"
+    with TFRecordWriter(path) as w:
+        w.write_many([encode_example({"x": [i], "y": [2 * i]}) for i in range(7)])
+    spec = {"x": tfio.FixedLenFeature([], tfdata.int64), "y": tfio.FixedLenFeature([], tfdata.int64)}
+
+    def parse(r: Any) -> Any:
+        ex = tfio.parse_single_example(r, spec)
+        return {"z": ex["y"], "a": {"y": ex["y"], "x": ex["x"]}}
+
+    def make() -> Any:
+        ds = tfdata.TFRecordDataset(str(path)).map(parse)
+        return getattr(ds, batching)(3)
+
+    got = {}
+    for on in (True, False):
+        with block_execution(on):
+            got[on] = [(_key_order(b), b["z"].tolist(), b["a"]["x"].tolist()) for b in make()]
+    assert got[True] == got[False]
+    assert got[True][0][0] == [("a", [("x", None), ("y", None)]), ("z", None)]
+    with block_execution(True):
+        element = next(iter(tfdata.TFRecordDataset(str(path)).map(parse)))
+    assert _key_order(element) == [("z", None), ("a", [("y", None), ("x", None)])]  # as returned

@@ -37,21 +37,36 @@ __all__ = ["BatchDataset", "PaddedBatchDataset", "pad_batch"]
 class _BatchView(View):
     def __init__(self, parent: View, node: "BatchDataset") -> None:
         self.parent, self.node = parent, node
-        self.n, self.size = len(parent), node._batch_size
-        self._length = self.n // self.size if node._drop else -(-self.n // self.size)
+        self.size = node._batch_size
+        self._n: int | None = None  # the parent's length, asked when something needs it
         self.block_limit = max(1, parent.block_limit // self.size)
 
+    @property
+    def n(self) -> int:
+        if self._n is None:
+            self._n = len(self.parent)
+        return self._n
+
+    def _batches(self, elements: int) -> int:
+        return elements // self.size if self.node._drop else -(-elements // self.size)
+
     def __len__(self) -> int:
-        return self._length
+        return self._batches(self.n)
+
+    def available(self, stop: int) -> int:
+        want = stop * self.size
+        got = self.parent.available(want)
+        return stop if got == want else min(stop, self._batches(got))  # the parent ends at got
 
     def __getitem__(self, index: int) -> Any:
         start = index * self.size
-        return self.node._combine(self.parent.read(start, min(start + self.size, self.n)))
+        return self.node._combine(self.parent.read(start, self.parent.available(start +
+                                                                                  self.size)))
 
     def block(self, start: int, stop: int) -> Block:
         """Batches ``start .. stop-1`` from one read of their elements (columns
         sliced, not elements stacked, where the read gives columns)."""
-        lo, hi = start * self.size, min(stop * self.size, self.n)
+        lo, hi = start * self.size, self.parent.available(stop * self.size)
         return self._split(self.parent.block(lo, hi), [min(self.size, hi - lo - i * self.size)
                                                        for i in range(stop - start)])
 

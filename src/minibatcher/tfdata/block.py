@@ -180,10 +180,11 @@ class RecordsBlock(Block):
                                       self.starts, self.ends)
 
     def batch(self, lo: int, hi: int) -> np.ndarray:
-        out = np.empty(hi - lo, dtype=object)
-        out[:] = self.take(np.arange(lo, hi)).elements() if (lo, hi) != (0, len(self)) \
-            else self.elements()
-        return out
+        from .. import _native
+
+        part = self.take(np.arange(lo, hi)) if (lo, hi) != (0, len(self)) else self
+        return _native.spans_to_object_array(part.buffers, _NO_SEG if part.seg is None else
+                                             part.seg, part.starts, part.ends)
 
     def take(self, order: np.ndarray) -> "RecordsBlock":
         """The records in ``order`` (indices into this block); no bytes are copied."""
@@ -254,8 +255,9 @@ class ColumnBlock(Block):
     """Elements of the structure ``template`` (its leaves are ignored) whose
     leaves are ``columns``, in ``flatten`` order; a column has ``len``,
     ``row(i)`` and ``batch(lo, hi)`` (tfdata.io's parsed columns have them).
-    Dicts keep ``template``'s key order (``keep_order``: a function's result),
-    or are built with sorted keys as ``pack_as`` builds them.
+    Elements' dicts keep ``template``'s key order (``keep_order``: a function's
+    result), or are built with sorted keys as ``pack_as`` builds them; a
+    batch's dicts have sorted keys either way, as ``Dataset.batch``'s.
 
     Example:
         >>> b = ColumnBlock({"a": 0}, [ArrayColumn(np.array([5, 6]))])
@@ -300,8 +302,10 @@ class ColumnBlock(Block):
         return block
 
     def batch(self, lo: int, hi: int) -> Any:
+        # a batch's dicts have sorted keys whatever the elements' order, as Dataset.batch
+        # stacks them (TF's rule: dict components are ordered by sorted key)
         leaves = [_batch(c, lo, hi) for c in self.columns]
-        return self._pack(self.template, leaves) if is_structure(self.template) else leaves[0]
+        return pack_as(self.template, leaves) if is_structure(self.template) else leaves[0]
 
 
 def pack_like(template: Any, leaves: Sequence[Any]) -> Any:

@@ -44,27 +44,37 @@ class _Spans:
         self.live = np.zeros(256, bool)
         self.buffers: list[np.ndarray | None] = []  # None: no record of it held any more
         self.left = np.zeros(0, np.int64)  # held records of each buffer
+        # where each held buffer is in `buffers`: blocks read from one file chunk share its
+        # buffer, which then takes one entry (a gather's block has a few buffers, not one
+        # per block read)
+        self.number: dict[int, int] = {}
 
     def add(self, start: int, block: RecordsBlock) -> None:
         if not self.held:
             self.base, self.n = start, 0
-            self.buffers, self.left = [], np.zeros(0, np.int64)
+            self.buffers, self.left, self.number = [], np.zeros(0, np.int64), {}
         if start < self.base + self.n:
             raise IndexError("blocks should be added in order of position")
         self._make_room(start - self.base + len(block))
         at = start - self.base
         end = at + len(block)
         self.live[self.n:at] = False  # the gap: positions not held (a restore's)
-        first = len(self.buffers)
         seg = block.seg if block.seg is not None else np.zeros(len(block), np.int64)
-        self.buf[at:end] = seg + first
+        counts = np.bincount(seg, minlength=len(block.buffers))
+        mine = np.empty(len(block.buffers), np.int64)
+        for g, buffer in enumerate(block.buffers):
+            k = self.number.get(id(buffer))
+            if k is None and counts[g]:
+                k = self.number[id(buffer)] = len(self.buffers)
+                self.buffers.append(buffer)
+            mine[g] = -1 if k is None else k
+        if len(self.left) < len(self.buffers):
+            self.left = np.concatenate([self.left, np.zeros(len(self.buffers) - len(self.left),
+                                                            np.int64)])
+        np.add.at(self.left, mine[counts > 0], counts[counts > 0])
+        self.buf[at:end] = mine[seg]
         self.starts[at:end], self.ends[at:end] = block.starts, block.ends
         self.live[at:end] = True
-        self.buffers.extend(block.buffers)
-        counts = np.bincount(seg, minlength=len(block.buffers))
-        self.left = np.concatenate([self.left, counts])
-        for g in np.flatnonzero(counts == 0).tolist():
-            self.buffers[first + g] = None
         self.n, self.held = end, self.held + len(block)
 
     def _make_room(self, need: int) -> None:
@@ -95,6 +105,7 @@ class _Spans:
         self.buf[:self.n] = np.where(live, number[np.where(live, self.buf[:self.n], 0)], 0)
         self.buffers = [self.buffers[g] for g in keep.tolist()]
         self.left = self.left[keep]
+        self.number = {id(b): k for k, b in enumerate(self.buffers)}
 
     def gather(self, positions: np.ndarray) -> RecordsBlock:
         at = np.asarray(positions, np.int64) - self.base
@@ -103,10 +114,15 @@ class _Spans:
         seg = self.buf[at]
         self.live[at] = False
         self.held -= len(at)
-        self.left -= np.bincount(seg, minlength=len(self.left))
-        used, local = np.unique(seg, return_inverse=True)
+        counts = np.bincount(seg, minlength=len(self.left))
+        self.left -= counts
+        used = np.flatnonzero(counts)  # the buffers drawn from, numbered in order
+        number = np.zeros(len(counts), np.int64)
+        number[used] = np.arange(len(used))
+        local = number[seg]
         buffers = [self.buffers[g] for g in used.tolist()]
         for g in used[self.left[used] == 0].tolist():
+            del self.number[id(self.buffers[g])]
             self.buffers[g] = None
         return RecordsBlock(buffers[0], self.starts[at], self.ends[at],  # type: ignore[arg-type]
                             local.astype(np.int64) if len(buffers) > 1 else None,

@@ -16,7 +16,6 @@ import typing
 import numpy as np
 
 from .block import ArrayColumn, Block, ColumnBlock
-from .structure import pack_as
 
 
 def mergeable_columns(blocks: list[Block]) -> bool:
@@ -62,12 +61,11 @@ def merge_columns(parts: list[tuple[np.ndarray, Block]], n: int) -> ColumnBlock:
 
 def uniform_columns(block: Block) -> bool:
     """Whether ``block`` holds array columns (every row of a column has one
-    shape) and batches as ``pack_as`` packs: then its ``batch`` is also what
+    shape): then its ``batch`` (packed as ``pack_as`` packs) is also what
     ``padded_batch`` without ``padded_shapes``/``padding_values`` gives.
 
     Example:
         >>> uniform_columns(ColumnBlock({"a": 0}, [ArrayColumn(np.arange(2))], keep_order=False))
         True
     """
-    return isinstance(block, ColumnBlock) and block._pack is pack_as and \
-        all(type(c) is ArrayColumn for c in block.columns)
+    return isinstance(block, ColumnBlock) and all(type(c) is ArrayColumn for c in block.columns)

@@ -88,6 +88,17 @@ class View(abc.ABC):
         """What recreates this iteration (None when the view has no randomness)."""
         return None
 
+    def available(self, stop: int) -> int:
+        """``min(stop, len(self))``; views over files read in order override it
+        to measure only as far as ``stop`` (a TFRecord file is framed as it is
+        read: its length is known at its end).
+
+        Example:
+            >>> ListView([1, 2, 3]).available(2), ListView([1, 2, 3]).available(9)
+            (2, 3)
+        """
+        return min(stop, len(self))
+
 
 class ListView(View):
     """A view over a Python sequence.
@@ -210,7 +221,7 @@ class ViewIter(Iter):
 
     def __init__(self, view: View, pos: int = 0) -> None:
         self.view = view
-        self._length = len(view)
+        self._length: int | None = None  # asked of the view when something needs it
         self._blocks = blocks_enabled()
         self._limit = max(1, int(view.block_limit)) if self._blocks else 64
         self._items: list[Any] = []
@@ -218,6 +229,13 @@ class ViewIter(Iter):
         self._base = pos
         self._size = 1
         self._failed: BaseException | None = None
+
+    @property
+    def length(self) -> int:
+        """The view's length (blocks are read without it: ``view.available``)."""
+        if self._length is None:
+            self._length = len(self.view)
+        return self._length
 
     @property
     def pos(self) -> int:
@@ -236,9 +254,9 @@ class ViewIter(Iter):
             error, self._failed = self._failed, None
             self._consume_failed(pos)
             raise error
-        if pos >= self._length:
+        stop = self.view.available(pos + self._size)
+        if stop <= pos:
             raise StopIteration
-        stop = min(self._length, pos + self._size)
         items = self._read(pos, stop)
         self._size = min(self._size * 2, self._limit)
         self._items, self._base = items, pos
@@ -289,7 +307,7 @@ class ViewIter(Iter):
             error = self._failed
             self._consume_failed(pos)
             return ListBlock(rest, error)
-        stop = min(self._length, pos + max(0, count - len(rest)))
+        stop = max(pos, self.view.available(pos + max(0, count - len(rest))))
         self._items, self._base = [], stop
         self._cur = iter(self._items)
         if stop == pos:
@@ -341,7 +359,7 @@ class ViewIter(Iter):
 
     def skip(self, count: int) -> int:
         pos = self.pos
-        done = max(0, min(count, self._length - pos))
+        done = max(0, self.view.available(pos + max(0, count)) - pos)
         if done:
             self._items, self._base, self._failed = [], pos + done, None
             self._cur = iter(self._items)
@@ -353,8 +371,8 @@ class ViewIter(Iter):
         return self.pos - 1
 
     def refetch(self, address: int) -> Any:
-        if not 0 <= address < self._length:
-            raise IndexError(f"address {address} lies outside the input's {self._length} "
+        if address < 0 or self.view.available(address + 1) <= address:
+            raise IndexError(f"address {address} lies outside the input's {self.length} "
                              "elements")
         return self.view[address]
 
@@ -383,6 +401,9 @@ def view_iter(view_of: Any, state: Fields | None) -> ViewIter:
     made = _json(view.pins())
     if made != _json(None if pins is None else pins.raw):
         raise state.bad("pins", f"{made!r} (the pins of the iteration they recreate)")
+    pos = state.value("pos")
+    if type(pos) is int and 0 <= pos and view.available(pos) == pos:  # measured up to pos only
+        return ViewIter(view, pos)
     n = len(view)
     return ViewIter(view, state.int("pos", 0, n, within=f"the dataset's {n} elements"))
 

@@ -27,7 +27,17 @@ from .core import ViewIter
 from .parallel import first_failure
 
 
-def _cursor(it: Any) -> Any:
+def _measured(slot_it: ViewIter, count: int) -> int:
+    """The length the order is given for an input read from ``slot_it.pos`` on, for
+    one block of ``count`` elements: its length, or ``pos + count`` when it holds
+    that many more (no slot gives more than ``count`` elements to one block, so
+    the order cannot take that bound for the input's end). A file is then framed
+    only as far as it is read."""
+    pos = slot_it.pos
+    return slot_it.view.available(pos + count)
+
+
+def _cursor(it: Any, count: int) -> Any:
     """A native order at the iterator's cursor (None: a slot is not a view)."""
     order = _native.InterleaveOrder(it.cycle, it.block)
     slots = it.slots
@@ -35,7 +45,7 @@ def _cursor(it: Any) -> Any:
         return None
     inputs = np.array([-1 if s is None else s.ordinal for s in slots], np.int64)
     pos = np.array([0 if s is None else s.it.pos for s in slots], np.int64)
-    lengths = np.array([0 if s is None else s.it._length for s in slots], np.int64)
+    lengths = np.array([0 if s is None else _measured(s.it, count) for s in slots], np.int64)
     if not order.restore(it.ci, it.bi, it.taken, it.exhausted, inputs, pos, lengths):
         return None
     return order
@@ -44,7 +54,7 @@ def _cursor(it: Any) -> Any:
 def interleave_block(it: Any, count: int) -> Block | None:
     """The next ``count`` elements of ``it`` (an interleave iterator) as one
     block, or None when a slot is not a view (the element path then runs)."""
-    order = _cursor(it)
+    order = _cursor(it, count)
     if order is None:
         return None
     opened = {s.ordinal: s for s in it.slots if s is not None}
@@ -67,7 +77,7 @@ def interleave_block(it: Any, count: int) -> Block | None:
             break
         else:
             opened[slot.ordinal] = slot
-            order.add_input(slot.it._length)
+            order.add_input(_measured(slot.it, count))
     inputs_all, positions_all = np.concatenate(inputs), np.concatenate(positions)
     try:
         block = _read(opened, inputs_all, positions_all, it.node._workers)

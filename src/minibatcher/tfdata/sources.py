@@ -62,13 +62,21 @@ class SourceView(View):
 
     def __init__(self, source: RecordSource) -> None:
         self.source = source
-        self._length = len(source)
+        self._length: int | None = None  # asked of the source when something needs it
         self._read = getattr(source, "read", None)
         self._gather = getattr(source, "gather", None)
+        self._available = getattr(source, "available", None)
         self.block_limit = int(getattr(source, "block_limit", View.block_limit))
 
     def __len__(self) -> int:
+        if self._length is None:
+            self._length = len(self.source)
         return self._length
+
+    def available(self, stop: int) -> int:
+        if self._length is None and self._available is not None:
+            return self._available(stop)  # a file measured as far as it is read
+        return min(stop, len(self))
 
     def __getitem__(self, index: int) -> Any:
         return self.source[index]
@@ -104,7 +112,8 @@ def as_block(value: Any) -> Block:
     if isinstance(value, Block):
         return value
     if hasattr(value, "data") and hasattr(value, "starts") and hasattr(value, "ends"):
-        return RecordsBlock(value.data, value.starts, value.ends)
+        return RecordsBlock(value.data, value.starts, value.ends, getattr(value, "seg", None),
+                            getattr(value, "buffers", None))
     if hasattr(value, "data") and hasattr(value, "ends"):
         return RecordsBlock.from_ends(value.data, value.ends)
     return ListBlock(list(value))
@@ -291,32 +300,50 @@ class ElementsSource:
 
 
 class ConcatSource:
-    """Several record sources one after the other; their lengths are taken on
-    first use (measuring a file source may index it).
+    """Several record sources one after the other, measured in order as they
+    are read (``available``; measuring a file source may read it), all of
+    them when the total length is asked.
 
     Example:
-        >>> c = ConcatSource([[1, 2], [3]]); len(c), c[2], c.locate(2)
-        (3, 3, (1, 0))
+        >>> c = ConcatSource([[1, 2], [3]]); c.available(2), c.locate(2), len(c), c[2]
+        (2, (1, 0), 3, 3)
     """
 
     def __init__(self, sources: list[Any]) -> None:
         self.sources = sources
-        self._bounds: list[int] | None = None
+        self._known = [0]  # bounds of the sources measured so far: where each one starts
+
+    def available(self, stop: int) -> int:
+        """``min(stop, len(self))``, measuring the sources only as far as that needs."""
+        known = self._known
+        while known[-1] < stop and len(known) <= len(self.sources):
+            source, want = self.sources[len(known) - 1], stop - known[-1]
+            got = source.available(want) if hasattr(source, "available") else \
+                min(want, len(source))
+            if got == want:
+                return stop
+            known.append(known[-1] + got)  # the source ends before: its length is known
+        return min(stop, known[-1])
 
     @property
     def bounds(self) -> list[int]:
         """``bounds[k]``: the index of source ``k``'s first record (and the total last)."""
-        if self._bounds is None:
-            self._bounds = np.cumsum([0] + [len(s) for s in self.sources]).tolist()
-        return self._bounds
+        while len(self._known) <= len(self.sources):
+            self._known.append(self._known[-1] + len(self.sources[len(self._known) - 1]))
+        return self._known
 
     def __len__(self) -> int:
         return self.bounds[-1]
 
     def locate(self, index: int) -> tuple[int, int]:
-        """``(source number, index in it)``."""
-        k = bisect.bisect_right(self.bounds, index) - 1
-        return k, index - self.bounds[k]
+        """``(source number, index in it)`` of a record the sources hold."""
+        self.available(index + 1)
+        k = bisect.bisect_right(self._known, index) - 1
+        return k, index - self._known[k]
+
+    def _end(self, k: int) -> float:
+        """Where source ``k`` ends (infinity while it is not measured)."""
+        return self._known[k + 1] if k + 1 < len(self._known) else float("inf")
 
     def __getitem__(self, index: int) -> Any:
         k, i = self.locate(index)
@@ -324,9 +351,10 @@ class ConcatSource:
 
     def read(self, start: int, stop: int) -> list[Any]:
         out: list[Any] = []
+        stop = self.available(stop)
         while start < stop:
             k, i = self.locate(start)
-            n = min(stop - start, self.bounds[k + 1] - start)
+            n = int(min(stop - start, self._end(k) - start))
             src = self.sources[k]
             out.extend(src.read(i, i + n) if hasattr(src, "read") else
                        [src[j] for j in range(i, i + n)])
@@ -342,21 +370,28 @@ class ConcatSource:
     def block(self, start: int, stop: int) -> Block:
         """Records ``start .. stop-1`` as one block (one read per source)."""
         parts = []
+        stop = self.available(stop)
         while start < stop:
             k, i = self.locate(start)
-            n = min(stop - start, self.bounds[k + 1] - start)
-            parts.append(SourceView(self.sources[k]).block(i, i + n))
+            n = int(min(stop - start, self._end(k) - start))
+            source = self.sources[k]
+            read = getattr(source, "block", None)
+            parts.append(as_block(read(i, i + n)) if read is not None else
+                         SourceView(source).block(i, i + n))
             start += n
         return concat_blocks(parts)
 
     def gather(self, indices: np.ndarray) -> Block:
         """The records at ``indices`` (one gather per source)."""
         indices = np.asarray(indices, np.int64)
-        which = np.searchsorted(np.asarray(self.bounds), indices, side="right") - 1
+        if len(indices):
+            self.available(int(indices.max()) + 1)
+        known = np.asarray(self._known)
+        which = np.searchsorted(known, indices, side="right") - 1
         parts = []
         for k in np.unique(which).tolist():
             at = np.flatnonzero(which == k)
-            local = indices[at] - self.bounds[k]
+            local = indices[at] - known[k]
             parts.append((at, SourceView(self.sources[k]).gather(local)))
         return merge_blocks(parts, len(indices))
 

@@ -4,8 +4,8 @@ Files are read one after the other, or interleaved with
 ``cycle_length=num_parallel_reads, block_length=1`` as TF does
 (:class:`~minibatcher.tfdata.files.FilesDataset`). Each file is a
 :class:`~minibatcher.formats.tfrecord.source.TFRecordSource` with an index
-(built on first use by one pass over the frame headers), so ``skip``,
-``shard``, ``take`` and restores seek instead of reading. CRCs are verified
+(grown as the file is read, completed when something needs all of it), so
+``skip``, ``shard``, ``take`` and restores seek instead of reading. CRCs are verified
 (DECISIONS.md 14); ``max_errors=N`` (an extension) skips and counts up to N
 corrupted records per file. A file that cannot be framed to its end (a bad
 length CRC, a truncated last record) gives its records up to the damage and then
@@ -63,14 +63,18 @@ class DamagedTailSource:
     def __init__(self, source: TFRecordSource) -> None:
         self.source = source
 
-    def _records(self) -> int:
-        return len(self.source)
-
     def __len__(self) -> int:
-        return self._records() + (self.source.open().tail_error is not None)
+        return len(self.source) + (self.source.open().tail_error is not None)
+
+    def available(self, stop: int) -> int:
+        """``min(stop, len(self))``, reading the file only as far as that needs."""
+        records = self.source.available(stop)
+        if records < stop and self.source.open().tail_error is not None:
+            return records + 1  # the file ended at the damage: its error is one more element
+        return records
 
     def _check(self, stop: int) -> None:
-        if stop > self._records():
+        if self.source.available(stop) < stop:
             raise DataLossError(str(self.source.open().tail_error))
 
     def __getitem__(self, index: int) -> bytes:
@@ -81,6 +85,12 @@ class DamagedTailSource:
         """Records ``start .. stop-1`` (DataLossError when they reach the damage)."""
         self._check(stop)
         return self.source.read(start, stop)
+
+    def block(self, start: int, stop: int) -> Any:
+        """Records ``start .. stop-1`` read in order (DataLossError when they reach
+        the damage)."""
+        self._check(stop)
+        return self.source.block(start, stop)
 
     def gather(self, indices: Any) -> Any:
         """Records ``indices`` (DataLossError when one is the damage)."""

@@ -50,6 +50,9 @@ class _MapView(View):
     def __len__(self) -> int:
         return len(self.parent)
 
+    def available(self, stop: int) -> int:
+        return self.parent.available(stop)
+
     def __getitem__(self, index: int) -> Any:
         return call(self.fn, self.parent[index])
 

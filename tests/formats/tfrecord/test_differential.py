@@ -48,6 +48,15 @@ def test_framing_agrees(data: bytes, max_records: int, max_bytes: int, verify: b
           reference.scan(data, 0, max_records, verify, skip), keys + ("lengths",))
 
 
+
+@SETTINGS
+@given(streams(), st.booleans())
+def test_chunk_framing_agrees(data: bytes, verify: bool) -> None:
+    # the growing index frames chunks of a file read in order (TFRecordFile)
+    keys = ("frames", "lengths", "crcs", "next", "status", "status_offset", "first_bad")
+    _same(_native.tfrecord_frame_chunk(np.frombuffer(data, np.uint8), verify),
+          reference.frame_chunk(data, verify), keys)
+
 values = st.one_of(
     st.lists(st.integers(-2**63, 2**63 - 1), max_size=4).map(lambda v: np.array(v, np.int64)),
     st.lists(st.floats(width=32, allow_nan=False), max_size=4).map(

@@ -15,8 +15,8 @@ OK, TRUNCATED, HEADER_CRC, DATA_CRC = 0, 1, 2, 3
 
 
 def kernels(impl: str) -> SimpleNamespace:
-    """``scan``, ``read``, ``read_list``, ``frame_many``, ``check_frames`` and
-    ``digest_rows`` of ``impl`` ("native" or "python").
+    """``scan``, ``read``, ``read_list``, ``frame_many``, ``check_frames``,
+    ``digest_rows`` and ``frame_chunk`` of ``impl`` ("native" or "python").
 
     Example:
         >>> kernels("fortran")
@@ -31,12 +31,14 @@ def kernels(impl: str) -> SimpleNamespace:
                                read_list=_native.tfrecord_read_list,
                                frame_many=_native.tfrecord_frame_many,
                                check_frames=_native.tfrecord_check_frames,
-                               digest_rows=_native.tfrecord_digest_rows)
+                               digest_rows=_native.tfrecord_digest_rows,
+                               frame_chunk=_native.tfrecord_frame_chunk)
     if impl == "python":
         from . import reference
 
         return SimpleNamespace(scan=reference.scan, read=reference.read,
                                read_list=reference.read_list, frame_many=reference.frame_many,
                                check_frames=reference.check_frames,
-                               digest_rows=reference.digest_rows)
+                               digest_rows=reference.digest_rows,
+                               frame_chunk=reference.frame_chunk)
     raise ConfigError(f"impl should be 'native' or 'python', but got impl={impl!r}")

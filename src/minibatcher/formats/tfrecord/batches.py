@@ -1,10 +1,8 @@
 """What TFRecord reads return, and the pieces of their bookkeeping.
 
 :class:`RecordBatch` (records back to back, from a sequential read) and
-:class:`RecordSpans` (records in place in one buffer, from a read by
-positions); the grouping of positions into reads; the digest of a file's
-frames made by its index pass (its checkpoint identity,
-docs/design/guarded-files.md).
+:class:`RecordSpans` (records in place, from a read by
+positions); the grouping of positions into reads.
 
 Example:
     >>> b = RecordBatch(np.frombuffer(b"abcd", np.uint8), np.array([1, 4]), np.array([0, 1]))
@@ -74,8 +72,9 @@ def _consecutive(sorted_unique: np.ndarray) -> list[tuple[int, int]]:
 
 @dataclasses.dataclass(frozen=True)
 class RecordSpans:
-    """Records in one buffer, not necessarily back to back: record i is
-    ``data[starts[i]:ends[i]]`` and sits at ``positions[i]`` in its file.
+    """Records in place, not necessarily back to back: record i is
+    ``data[starts[i]:ends[i]]`` and sits at ``positions[i]`` in its file; or,
+    for records in several buffers (``seg`` given), in ``buffers[seg[i]]``.
 
     Example:
         >>> s = RecordSpans(np.frombuffer(b"xaby", np.uint8), np.array([1, 0]), np.array([3, 1]),
@@ -88,6 +87,8 @@ class RecordSpans:
     starts: np.ndarray
     ends: np.ndarray
     positions: np.ndarray
+    seg: np.ndarray | None = None
+    buffers: list[np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self.ends)
@@ -96,4 +97,6 @@ class RecordSpans:
         """The records as ``bytes``."""
         from ... import _native
 
-        return _native.spans_to_bytes([self.data], np.zeros(0, np.int64), self.starts, self.ends)
+        return _native.spans_to_bytes(self.buffers or [self.data],
+                                      np.zeros(0, np.int64) if self.seg is None else self.seg,
+                                      self.starts, self.ends)

@@ -21,7 +21,6 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import OrderedDict
 from typing import Any, Iterator
@@ -31,7 +30,8 @@ import numpy as np
 from ...budget import ErrorBudget
 from ...errors import FileChangedError, FormatError
 from .backend import DATA_CRC, HEADER_CRC, OK, TRUNCATED, kernels
-from .batches import _GATHER_SPAN, RecordBatch, RecordSpans, _consecutive, _runs
+from .batches import RecordBatch, RecordSpans, _consecutive, _runs
+from .framing import GrowingIndex
 from .streams import PlainStream, ZlibStream, open_stream
 
 DEFAULT_BATCH_RECORDS = 1024
@@ -69,13 +69,11 @@ class TFRecordFile:
         self.verify_crc = bool(verify_crc)
         self._budget = budget if budget is not None else ErrorBudget(max_errors, self.path)
         self._k = kernels(impl)
-        self._frames: np.ndarray | None = None
-        self._digest: Any = None
         # tolerant (TFRecordDataset, as TF): a file that cannot be framed to its end holds
-        # the records before the damage; tail_error says why (see _build_index)
+        # the records before the damage; tail_error says why
         self.tolerant = bool(tolerant)
-        self.tail_error: str | None = None
-        self._end = self.file_size
+        self.plain = self.compression_type == ""
+        self._index = GrowingIndex(self)  # grown as the file is read (framing.py)
 
     @property
     def _stream(self) -> PlainStream | ZlibStream:
@@ -106,79 +104,58 @@ class TFRecordFile:
 
     @property
     def frames(self) -> np.ndarray:
-        """The record index: the byte offset of every record's frame (built on
-        first use by one pass over the length fields)."""
-        if self._frames is None:
-            self._frames = self._build_index()
-        return self._frames
+        """The record index: the byte offset of every record's frame (the whole
+        file framed on first use; reads in order frame it as they go)."""
+        return self._index.whole()[0]
 
     def __len__(self) -> int:
         return len(self.frames)
 
     @property
+    def framed(self) -> int:
+        """Records framed so far (the whole file once ``len`` was asked)."""
+        return self._index.n
+
+    def available(self, stop: int) -> int:
+        """``min(stop, len(self))``, framing the file only as far as that needs
+        (keeping the chunk read for the records it holds).
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.tfrecord import TFRecordWriter
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.tfrecord"
+            >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"b"])
+            >>> f = TFRecordFile(p); f.available(1), f.available(5)
+            (1, 2)
+        """
+        return self._index.available(stop)
+
+    def mean_record_bytes(self) -> float:
+        """Bytes per record, frames included: of the records framed so far, or
+        guessed from the first bytes of a file not read yet."""
+        return self._index.mean_record_bytes()
+
+    @property
+    def tail_error(self) -> str | None:
+        """Why a ``tolerant`` file ends before its last byte (its records are the
+        ones before the damage); None for a file framed to its end."""
+        return self._index.tail_error
+
+    @property
     def content_digest(self) -> str:
-        """A digest of the whole file made by the index pass: every record's
-        length and stored data CRC (a same-size edit anywhere changes it)."""
-        if self._digest is None:
-            _ = self.frames
-        return self._digest.hexdigest()
-
-    def _build_index(self) -> np.ndarray:
-        """The frames' offsets, by one pass over the length fields. A bad length CRC or
-        a truncated last frame raises; a ``tolerant`` file keeps the frames before it
-        and records the error (``tail_error``; TF yields those records, then raises)."""
-        parts, pos, self._digest = [], 0, hashlib.blake2b(digest_size=16)
-        at = 0  # where the frame being checked starts
-        try:
-            while True:
-                buf, base = self._stream.window(pos, 16)
-                r = self._k.scan(buf, pos - base, -1, False, False)
-                frames = np.asarray(r["frames"], dtype=np.int64)
-                self._digest.update(self._k.digest_rows(buf, frames, r["lengths"]))
-                parts.append(frames + base)
-                if r["status"] != OK:
-                    at = int(r["status_offset"]) + base
-                    self._raise_if_fatal(r, base, pos)
-                elif self._stream.at_end(base + len(buf)):
-                    break
-                if int(r["next"]) + base == pos:  # a frame spans the window
-                    at = pos
-                    self._fit_frame(buf, base, pos, sum(len(p) for p in parts))
-                pos = int(r["next"]) + base
-        except FormatError as e:
-            if not self.tolerant:
-                raise
-            self.tail_error, self._end = str(e), at
-        return np.concatenate(parts)
-
-    def _fit_frame(self, buf: np.ndarray, base: int, pos: int, record: int) -> None:
-        """Makes the window at ``pos`` hold the whole frame there; a length
-        field claiming more than the stream holds is a FormatError before
-        anything is allocated for it."""
-        at = pos - base
-        need = 16 + (int.from_bytes(buf[at:at + 8].tobytes(), "little")
-                     if len(buf) - at >= 12 else 0)  # the length's CRC matched
-        reach = self._stream.reach(pos + need)
-        if reach < pos + need:
-            raise FormatError(f"{self.path}: truncated record {record} at byte {pos}: its length "
-                              f"field says {need - 16} data bytes, but the "
-                              f"{self._stream.describe()} ends {reach - pos} bytes into the "
-                              f"frame (expected a 12-byte header, the data and a 4-byte CRC)")
-        self._stream.window(pos, need)
+        """A digest of the whole file made by the framing: every record's length
+        and stored data CRC (a same-size edit anywhere changes it)."""
+        return self._index.digest()
 
     def _raise_if_fatal(self, r: dict, base: int, pos: int) -> None:
         """Raises for a bad length CRC, or a truncation at the end of the file."""
         offset = int(r["status_offset"]) + base
         if r["status"] == HEADER_CRC:
-            raise FormatError(f"{self.path}: corrupted record at byte {offset}: the CRC of its "
-                              f"length field does not match, so the file cannot be framed "
-                              f"from there")
+            raise self._index.damage(HEADER_CRC, offset, offset)
         if r["status"] == TRUNCATED:
             buf, b = self._stream.window(offset, 16)
             if self._stream.at_end(b + len(buf)):
-                raise FormatError(f"{self.path}: truncated record at byte {offset}: the file "
-                                  f"ends {b + len(buf) - offset} bytes into a record frame "
-                                  f"(expected a 12-byte header, the data and a 4-byte CRC)")
+                raise self._index.damage(TRUNCATED, offset, b + len(buf))
 
     def _position(self, frame: int) -> int:
         return int(np.searchsorted(self.frames, frame))
@@ -195,10 +172,10 @@ class TFRecordFile:
     def _start(self, start: int) -> int:
         if start == 0:
             return 0
-        if not 0 <= start <= len(self):
+        if start < 0 or self.available(start + 1) < start:
             raise IndexError(f"{self.path}: record {start} is out of range (the file holds "
                              f"{len(self)} records)")
-        return int(self.frames[start]) if start < len(self) else -1
+        return int(self._index.known()[0][start]) if start < self._index.n else -1
 
     def _calls(self, start: int, count: int, as_list: bool, batch_records: int,
                batch_bytes: int) -> Iterator[tuple[dict, int, int]]:
@@ -225,7 +202,8 @@ class TFRecordFile:
             if not walked:
                 if self._stream.at_end(base + len(buf)):
                     return
-                self._fit_frame(buf, base, pos, position)  # a frame spans the window
+                need = self._index.whole_frame(buf[pos - base:], pos, position)
+                self._stream.window(pos, need)  # a frame spans the window
             position += walked
             left -= walked if left > 0 else 0
             pos = int(r["next"]) + base
@@ -290,18 +268,48 @@ class TFRecordFile:
             [b'ccc', b'a', b'ccc']
         """
         positions = np.asarray(positions, np.int64).reshape(-1)
-        if len(positions) and (positions.min() < 0 or positions.max() >= len(self)):
-            bad = int(positions[(positions < 0) | (positions >= len(self))][0])
-            raise IndexError(f"{self.path}: record {bad} is out of range (the file holds "
-                             f"{len(self)} records)")
-        if not isinstance(self._stream, PlainStream):
-            return self._read_at_streaming(positions)
-        frames, lengths = self.frames[positions], self._lengths()[positions]
         n = len(positions)
-        if n and int(positions[-1]) - int(positions[0]) == n - 1 and \
-                int(frames[-1] + lengths[-1]) + 16 - int(frames[0]) <= _GATHER_SPAN and \
+        if n:
+            low, top = int(positions.min()), int(positions.max())
+            if low < 0 or self.available(top + 1) <= top:
+                bad = int(positions[(positions < 0) | (positions >= len(self))][0])
+                raise IndexError(f"{self.path}: record {bad} is out of range (the file holds "
+                                 f"{len(self)} records)")
+        if not self.plain:
+            return self._read_at_streaming(positions)
+        if n and top - low == n - 1 and int(positions[0]) == low and \
                 (n == 1 or bool((positions[1:] - positions[:-1] == 1).all())):
-            return self._read_range(positions, frames, lengths)
+            parts = self._index.read_in_order(low, top + 1)
+            if parts is not None:
+                return _spans(parts, positions)
+        return self._read_runs(positions)
+
+    def read_range(self, start: int, stop: int) -> "RecordSpans":
+        """Records ``[start, stop)`` in place, as :meth:`read_at` reads them
+        (read in order: from the chunks of the growing index).
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.tfrecord import TFRecordWriter
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.tfrecord"
+            >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"bb", b"ccc"])
+            >>> TFRecordFile(p).read_range(1, 3).records()
+            [b'bb', b'ccc']
+        """
+        if start < 0 or (stop > start and self.available(stop) < stop):
+            raise IndexError(f"{self.path}: records [{start}, {stop}) are out of range (the "
+                             f"file holds {len(self)} records)")
+        if self.plain and stop > start:
+            parts = self._index.read_in_order(start, stop)
+            if parts is not None:
+                return _spans(parts, np.arange(start, stop, dtype=np.int64))
+        return self.read_at(np.arange(start, max(start, stop), dtype=np.int64))
+
+    def _read_runs(self, positions: np.ndarray) -> "RecordSpans":
+        """:meth:`read_at` by runs of the sorted frames: one ``pread`` per run
+        into one buffer, the frames checked against the index."""
+        frames, lengths = self._index.known()
+        frames, lengths = frames[positions], lengths[positions]
         order = np.argsort(frames, kind="stable")
         runs = _runs(frames[order], lengths[order])
         spans = [(int(frames[order[r[0]]]), int((frames[order[r]] + lengths[order[r]]).max()) + 16)
@@ -320,24 +328,9 @@ class TFRecordFile:
             at += hi - lo
         return RecordSpans(data, starts, starts + lengths, positions)
 
-    def _read_range(self, positions: np.ndarray, frames: np.ndarray, lengths: np.ndarray
-                    ) -> "RecordSpans":
-        """:meth:`read_at` of consecutive positions whose frames fit one read."""
-        lo = int(frames[0])
-        data = np.empty(int(frames[-1] + lengths[-1]) + 16 - lo, np.uint8)
-        self._stream._file.read_into(data, lo)
-        status, failed = self._k.check_frames(data, frames - lo, lengths, self.verify_crc)
-        if status != OK:
-            self._read_failed(status, int(frames[failed]))
-        starts = frames - (lo - 12)
-        return RecordSpans(data, starts, starts + lengths, positions)
-
     def _lengths(self) -> np.ndarray:
-        """Data bytes of every record, from the index (plain files)."""
-        if getattr(self, "_record_lengths", None) is None:
-            following = np.append(self.frames[1:], self._end)
-            self._record_lengths = following - self.frames - 16
-        return self._record_lengths
+        """Data bytes of every record, from the index."""
+        return self._index.whole()[1]
 
     def _read_failed(self, status: int, frame: int) -> None:
         if status == DATA_CRC and not self._budget.max_errors:
@@ -366,7 +359,7 @@ class TFRecordFile:
 
         Raises IndexError past the end; a skipped corrupted record raises
         FormatError."""
-        if not 0 <= position < len(self):
+        if position < 0 or self.available(position + 1) <= position:
             raise IndexError(f"{self.path}: record {position} is out of range (the file holds "
                              f"{len(self)} records)")
         batch = self.read(position, 1)
@@ -395,6 +388,17 @@ class TFRecordFile:
         self.release()
         if self._pool is not None:
             self._pool.forget(self)
+
+
+def _spans(parts: list[tuple[Any, int, int]], positions: np.ndarray) -> RecordSpans:
+    """Records read in order (``(chunk, lo, hi)`` parts) in place in the chunks."""
+    starts = [c.frames[lo - c.first:hi - c.first] + 12 for c, lo, hi in parts]
+    ends = [s + c.lengths[lo - c.first:hi - c.first] for s, (c, lo, hi) in zip(starts, parts)]
+    if len(parts) == 1:
+        return RecordSpans(parts[0][0].data, starts[0], ends[0], positions)
+    seg = np.repeat(np.arange(len(parts), dtype=np.int64), [hi - lo for _, lo, hi in parts])
+    return RecordSpans(parts[0][0].data, np.concatenate(starts), np.concatenate(ends), positions,
+                       seg, [c.data for c, _, _ in parts])
 
 
 class OpenFiles:

@@ -179,3 +179,28 @@ def digest_rows(data: Any, frames: Any, lengths: Any) -> bytes:
             raise ValueError("every frame should lie inside the buffer")
         out.append(struct.pack("<Q", length) + buf[pos + 12 + length:pos + 16 + length])
     return b"".join(out)
+
+
+def frame_chunk(data: Any, verify: bool) -> dict[str, Any]:
+    """A chunk of a file read in order, framed: :func:`scan`'s frames (length
+    CRCs checked), ``first_bad`` (the index of the first record whose data CRC
+    does not match, -1: none; only with ``verify``) and the stored data CRC of
+    every frame (``crcs``; with the lengths, the content digest's rows).
+
+    Example:
+        >>> frame = bytes.fromhex("0500000000000000eab2043e68656c6c6fbb1f1c19")
+        >>> r = frame_chunk(frame * 2 + frame[:5], True)
+        >>> r["frames"].tolist(), r["next"], r["status"], r["first_bad"], r["crcs"].tolist()
+        ([0, 21], 42, 1, -1, [421273531, 421273531])
+    """
+    r = scan(data, 0, -1, False, False)
+    buf = bytes(data)
+    first_bad, crcs = -1, []
+    for i, (pos, length) in enumerate(zip(r["frames"].tolist(), r["lengths"].tolist())):
+        stored = struct.unpack_from("<I", buf, pos + 12 + length)[0]
+        crcs.append(stored)
+        if verify and first_bad < 0 and stored != _crc(buf[pos + 12:pos + 12 + length]):
+            first_bad = i
+    return {"frames": r["frames"], "lengths": r["lengths"], "crcs": np.array(crcs, np.uint32),
+            "next": r["next"], "status": r["status"], "status_offset": r["status_offset"],
+            "first_bad": first_bad}

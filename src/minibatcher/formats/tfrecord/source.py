@@ -132,10 +132,13 @@ class TFRecordSource:
             compression_type, verify_crc=verify_crc, max_errors=max_errors)
         self.skip, self._take, self.expected = int(skip), take, expected
         self._good: np.ndarray | None = None
+        self._file: TFRecordFile | None = None
 
     def open(self) -> TFRecordFile:
         """The file (opened, and checked against ``expected``, on first use)."""
-        return self.files.open(self.path, self.expected)
+        if self._file is None:
+            self._file = self.files.open(self.path, self.expected)
+        return self._file
 
     @property
     def file(self) -> TFRecordFile:
@@ -197,18 +200,54 @@ class TFRecordSource:
             [b'c', b'bb']
         """
         indices = np.asarray(indices, np.int64)
-        if len(indices) and (indices.min() < 0 or indices.max() >= len(self)):
+        if len(indices) and (indices.min() < 0 or
+                             self.available(int(indices.max()) + 1) <= indices.max()):
             raise IndexError(f"{self.path}: record index out of range (the source holds "
                              f"{len(self)} records)")
         good = self.good_positions()
         return self.open().read_at(self.skip + indices if good is None else good[indices])
 
+    def block(self, start: int, stop: int) -> RecordSpans:
+        """Records ``start .. stop-1`` of this source, in place (read in order:
+        :meth:`TFRecordFile.read_range`).
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.tfrecord import TFRecordWriter
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.tfrecord"
+            >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"bb", b"c"])
+            >>> TFRecordSource(p, skip=1).block(0, 2).records()
+            [b'bb', b'c']
+        """
+        if self.good_positions() is not None or start < 0:
+            return self.gather(np.arange(start, max(start, stop), dtype=np.int64))
+        if self._take is not None and stop > self._take:
+            raise IndexError(f"{self.path}: record index out of range (the source holds "
+                             f"{len(self)} records)")
+        return self.open().read_range(self.skip + start, self.skip + max(start, stop))
+
     @property
     def block_limit(self) -> int:
-        """Records per block read (about 8 MB at the file's mean record size)."""
-        f = self.open()
-        mean = f.file_size / max(1, len(f))
+        """Records per block read (about 8 MB at the file's mean record size, as
+        far as it is framed; guessed from its first bytes before it is read)."""
+        mean = self.open().mean_record_bytes()
         return int(min(4096, max(16, (8 << 20) // max(1, mean))))
+
+    def available(self, stop: int) -> int:
+        """``min(stop, len(self))``, framing the file only as far as that needs
+        (:meth:`TFRecordFile.available`).
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from minibatcher.formats.tfrecord import TFRecordWriter
+            >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.tfrecord"
+            >>> with TFRecordWriter(p) as w: w.write_many([b"a", b"b", b"c"])
+            >>> TFRecordSource(p, skip=1).available(5), TFRecordSource(p).available(2)
+            (2, 2)
+        """
+        if self._take is not None or self.files.skipping:
+            return min(stop, len(self))
+        return max(0, self.open().available(self.skip + stop) - self.skip)
 
     def batches(self, **options: int) -> Iterator[RecordBatch]:
         """The source's records in :class:`RecordBatch` es (streaming, each
@@ -219,8 +258,8 @@ class TFRecordSource:
 
     def fingerprint(self) -> Any:
         """The file's checkpoint identity: its size and a digest of every
-        record's length and data CRC (made by the index pass; no names or
-        times), then ``skip`` and ``take`` for a range.
+        record's length and data CRC (made as the file is framed; no names
+        or times), then ``skip`` and ``take`` for a range.
 
         Example:
             >>> import tempfile, pathlib

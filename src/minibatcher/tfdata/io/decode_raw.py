@@ -3,10 +3,11 @@
 The output has one more dimension than the input: element ``x`` of ``input_bytes`` becomes
 ``len(x) / itemsize`` numbers (every string must have the same length, a multiple of the
 item size), or ``fixed_length / itemsize`` numbers with ``fixed_length`` (shorter strings
-are zero-padded, longer ones cut). A batch of equal-length strings is decoded with one join
-and one ``np.frombuffer``. Under block execution a block's strings (``Rows``, or a parsed
-:class:`DenseColumn`) give ``Rows`` of the decoded values; a DenseColumn still in the native
-buffer is decoded straight from it, without a Python object per value.
+are zero-padded, longer ones cut). A batch of equal-length strings is decoded with one
+native join (types and lengths checked in the same pass) into a writable array. Under block
+execution a block's strings (``Rows``, or a parsed :class:`DenseColumn`) give ``Rows`` of the
+decoded values; a DenseColumn still in the native buffer is decoded straight from it, without
+a Python object per value.
 
 Example:
     >>> decode_raw(b"\\x01\\x00\\x02\\x00", "int16").tolist()
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _native
 from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError, NotFoundError
 from .columns import BufferRows, DenseColumn
@@ -37,10 +39,20 @@ def _strings(input_bytes: Any) -> tuple[list[bytes], tuple[int, ...]]:
         arr[()] = input_bytes
     else:
         arr = np.asarray(input_bytes, dtype=object)
-    flat = arr.reshape(-1).tolist()
-    if not set(map(type, flat)) <= {bytes}:  # bytes (the common case) stay as they are
-        flat = [v.encode() if isinstance(v, str) else bytes(v) for v in flat]
-    return flat, arr.shape
+    return arr.reshape(-1).tolist(), arr.shape
+
+
+def _as_bytes(flat: list[Any]) -> list[bytes]:
+    return [v.encode() if isinstance(v, str) else bytes(v) for v in flat]
+
+
+def _joined(flat: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """The strings back to back in one writable array and their end offsets (one
+    native pass; other string types than ``bytes`` are converted first)."""
+    try:
+        return _native.join_bytes(flat)
+    except TypeError:
+        return _native.join_bytes(_as_bytes(flat))
 
 
 def _out_type(out_type: Any, fixed_length: int | None) -> np.dtype:
@@ -56,28 +68,31 @@ def _out_type(out_type: Any, fixed_length: int | None) -> np.dtype:
     return np.dtype(dtype.as_numpy_dtype)
 
 
-def _padded(flat: list[bytes], fixed_length: int, itemsize: int) -> bytes:
+def _padded(flat: list[Any], fixed_length: int, itemsize: int) -> bytearray:
+    flat = flat if set(map(type, flat)) <= {bytes} else _as_bytes(flat)
     if fixed_length <= 0:
         raise InvalidArgumentError(f"fixed_length ({fixed_length}) must be greater than zero.")
     if fixed_length % itemsize:
         raise InvalidArgumentError(f"fixed_length ({fixed_length}) must be a multiple of the "
                                    f"size of out_type ({itemsize})")
     if all(len(v) == fixed_length for v in flat):
-        return b"".join(flat)
-    return b"".join(v[:fixed_length].ljust(fixed_length, b"\0") for v in flat)
+        return bytearray().join(flat)
+    return bytearray().join(v[:fixed_length].ljust(fixed_length, b"\0") for v in flat)
 
 
-def _same_size(flat: list[bytes], dtype: np.dtype) -> tuple[bytes, int]:
-    size = len(flat[0]) if flat else 0
-    if len(set(map(len, flat))) > 1:
-        i = next(i for i, v in enumerate(flat) if len(v) != size)
+def _same_size(ends: np.ndarray, dtype: np.dtype) -> int:
+    """The common length of strings ending at ``ends``, or TF's error."""
+    size = int(ends[0]) if len(ends) else 0
+    lengths = np.diff(ends, prepend=0)
+    if len(ends) and (lengths != size).any():
+        i = int(np.flatnonzero(lengths != size)[0])
         raise InvalidArgumentError(f"DecodeRaw requires input strings to all be the same "
-                                   f"size, but element {i} has size {size} != {len(flat[i])}")
+                                   f"size, but element {i} has size {size} != {lengths[i]}")
     if size % dtype.itemsize:
         word = _WORD.get(dtype.name, dtype.name)
         raise InvalidArgumentError(f"Input to DecodeRaw has length {size} that is not a "
                                    f"multiple of {dtype.itemsize}, the size of {word}")
-    return b"".join(flat), size
+    return size
 
 
 def _is_block(value: Any) -> bool:
@@ -136,10 +151,12 @@ def decode_raw(input_bytes: Any, out_type: Any, little_endian: bool = True,
         return Rows(out)  # type: ignore[return-value]
     flat, shape = _strings(input_bytes)
     if fixed_length is not None:
-        data, width = _padded(flat, int(fixed_length), dtype.itemsize), int(fixed_length)
+        padded, width = _padded(flat, int(fixed_length), dtype.itemsize), int(fixed_length)
+        data = np.frombuffer(padded, np.uint8)  # writable
     else:
-        data, width = _same_size(flat, dtype)
-    raw = np.frombuffer(bytearray(data), np.uint8).reshape(len(flat), width)  # writable
+        data, ends = _joined(flat)
+        width = _same_size(ends, dtype)
+    raw = data.reshape(len(flat), width)
     if dtype == np.bool_:
         return (raw != 0).reshape(*shape, width)
     order = "<" if little_endian else ">"

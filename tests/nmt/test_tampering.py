@@ -47,7 +47,11 @@ def pipelines(tmp_path_factory: pytest.TempPathFactory):
        data=st.data())
 def test_a_tampered_state_is_refused_or_reads_on_exactly(pipelines, name, data) -> None:
     make, (states, elements) = pipelines[name]
-    check_tampered(make, states, elements, data)
+    # An unseeded iterator draws its shuffle seeds: a state whose seeds are all edited to
+    # another value, consistently, is a genuine state of an iteration that drew them (no
+    # check can tell it apart); such a state must resume exactly along its own stream.
+    weak = frozenset({"seeds"}) if name == "fast, unseeded" else frozenset()
+    check_tampered(make, states, elements, data, weak)
 
 
 @pytest.mark.parametrize("edit, field", [

@@ -23,7 +23,8 @@ from .block import Block, ListBlock, blocks_enabled
 from .core import INFINITE, UNKNOWN, Iter, View, inner_of, state_after
 from .dataset import Dataset
 from .lift import Lift
-from .parallel import Failure, Workers, check_executor, first_failure, parallelism, schedulable_cpus
+from .parallel import (Failure, Workers, check_executor, check_picklable, first_failure,
+                       parallelism, schedulable_cpus)
 from .prefetch import PrefetchIter, PrefetchView
 from .structure import call
 
@@ -100,7 +101,9 @@ class _MapView(View):
                 return lifted
         if self.workers is None:
             return ListBlock(self._map(block.elements()))
-        results = self.workers.map(self.fn, block.elements())
+        results = self.workers.map(self.fn, block.elements(), block=True)
+        if isinstance(results, Block):  # array results, as columns
+            return results
         k = first_failure(results)
         return ListBlock(results[:k], results[k].error if k < len(results) else None)
 
@@ -269,6 +272,8 @@ class MapDataset(_Unary):
         self._parallel = parallelism(num_parallel_calls)
         self._deterministic = deterministic
         self._executor = check_executor(executor)
+        if executor == "processes" and self._parallel > 1:
+            check_picklable(fn)
         self._workers = Workers(self._parallel, executor) if self._parallel > 1 else None
         self._lift = Lift(fn)
 

@@ -206,6 +206,11 @@ class Workers:
                     self._finalizer = weakref.finalize(self, self._pool.close)
             return self._pool
 
+    def pool(self) -> Any:
+        """The started pool: a thread pool, or a
+        :class:`~minibatcher.tfdata.process_pool.ProcessPool`."""
+        return self._started()
+
     def map(self, fn: Callable[..., Any], items: list[Any], block: bool = False) -> Any:
         """``[fn(x) for x in items]`` (tuples unpacked) on the workers, in order; a
         call that raises gives a :class:`Failure` in its place. With processes,

@@ -5,11 +5,9 @@ each fed chunks of the elements through its
 "Parallelism").
 
 A request (:meth:`ProcessPool.submit`: a function and a list of elements) is
-split into chunks, largest first and shrinking as its work runs out (about the
-rest over twice the workers, at least 1/8 of a worker's share), so that the
-workers finish together; each worker has up to two chunks in flight, so it
-starts the next one as soon as it has answered, and requests are served in
-the order they came (a map over a view submits the block after the one it
+split into two chunks per worker; each worker has up to two chunks in flight,
+so it starts the next one as soon as it has answered, and requests are served
+in the order they came (a map over a view submits the block after the one it
 was asked for before waiting on that one: the workers go on while the
 consumer hands out and batches the block). A chunk and its results cross in
 the worker's ring: the consumer's work per element is a pickle and a copy,
@@ -44,7 +42,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..errors import WorkerDied
-from ..process_channel import Channel, how_it_ended
+from ..process_channel import SLOT_BYTES, Channel, how_it_ended
 from .block import ArrayColumn, ColumnBlock
 from .process_worker import picklable, read_columns, rows, worker_main
 
@@ -54,19 +52,17 @@ _READY = select.POLLIN | select.POLLHUP | select.POLLERR
 
 
 def chunks(count: int, workers: int) -> Iterator[tuple[int, int]]:
-    """Chunks of ``count`` elements for ``workers``: about the rest over twice
-    the workers, shrinking to 1/8 of a worker's share (at least 1).
+    """Chunks of ``count`` elements for ``workers``: two each, of equal size
+    (requests follow one another, so a worker that finishes first goes on
+    with the next request's chunks).
 
     Example:
         >>> [b - a for a, b in chunks(100, 2)]
-        [25, 19, 14, 11, 8, 6, 6, 6, 5]
+        [25, 25, 25, 25]
     """
-    least = max(1, count // (8 * workers))
-    start = 0
-    while start < count:
-        size = max(least, -(-(count - start) // (2 * workers)))
+    size = max(1, -(-count // (2 * workers)))
+    for start in range(0, count, size):
         yield start, min(count, start + size)
-        start += size
 
 
 class Job:
@@ -152,6 +148,8 @@ class ProcessPool:
         (3, [])
     """
 
+    slot_bytes = SLOT_BYTES  # the most bytes of a chunk (or its results) sent through a ring
+
     def __init__(self, n: int) -> None:
         self.n = int(n)
         self.channels: list[Channel] | None = None
@@ -199,8 +197,8 @@ class ProcessPool:
         return job.results()
 
     def _start(self) -> None:
-        self.channels = [Channel(worker_main, (), slots=DEPTH, name=f"minibatcher-map-worker-{w}")
-                         for w in range(self.n)]
+        self.channels = [Channel(worker_main, (), slots=DEPTH, name=f"minibatcher-map-worker-{w}",
+                                 slot_bytes=self.slot_bytes) for w in range(self.n)]
         self.jobs: deque[Job] = deque()  # requests with chunks not sent yet, in order
         self.flight: list[deque[tuple[Job, int, int]]] = [deque() for _ in range(self.n)]
         self.held: dict[int, tuple[Job, int, int, bytes]] = {}  # big chunks waiting

@@ -82,6 +82,7 @@ def _run(pipeline: Any, index: int, count: int, sender: _Sender, run: tuple[Any,
     if state is not None:
         it.set_state(state)
     it._skip(index)
+    state_after = it._state_taker()  # it.get_state(), the plan found once for the run
     while True:
         kind, payload = "ok", None
         try:
@@ -90,7 +91,7 @@ def _run(pipeline: Any, index: int, count: int, sender: _Sender, run: tuple[Any,
             kind = "end"
         except Exception as e:  # noqa: BLE001 - raised by the main process at its element
             kind, payload = "error", (e, traceback.format_exc())
-        if not sender.put((generation, kind, payload, it.get_state())) or kind == "end":
+        if not sender.put((generation, kind, payload, state_after())) or kind == "end":
             return
         it._skip(count - 1)
 

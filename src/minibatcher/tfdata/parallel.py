@@ -96,7 +96,7 @@ def check_executor(executor: Any) -> str:
     if executor not in EXECUTORS:
         raise ConfigError(f"executor should be one of {list(EXECUTORS)}, but got "
                           f"executor={executor!r}; use 'processes' for functions that hold "
-                          f"the GIL (pure Python), 'threads' otherwise")
+                          f"the GIL (Python code, Pillow on small images), 'threads' otherwise")
     return executor
 
 

@@ -133,7 +133,13 @@ def pack(ring: Ring | None, message: Any, slot: int) -> bytes:
 
 
 def unpack(ring: Ring | None, header: bytes) -> Any:
-    """The message of a header made by :func:`pack`."""
+    """The message of a header made by :func:`pack`.
+
+    Example:
+        >>> ring = Ring.create(slots=1, slot_bytes=1 << 16)
+        >>> unpack(ring, pack(ring, [b"x" * 5], 0)); ring.close()
+        [b'xxxxx']
+    """
     if ring is None:
         return pickle.loads(pickle.loads(header)[0])
     return ring.unpack(header)

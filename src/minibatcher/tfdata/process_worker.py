@@ -37,7 +37,18 @@ _ALIGN = 64
 
 
 def worker_main(conn: Any, ring: Any) -> None:
-    """A worker process: holds the function, maps the chunks it is sent."""
+    """A worker process: holds the function, maps the chunks it is sent, until
+    it is told to stop (or the main process is gone).
+
+    Example:
+        >>> import multiprocessing
+        >>> from minibatcher.process_channel import pack, unpack
+        >>> main, mine = multiprocessing.Pipe()
+        >>> for message in (("fn", abs), ("chunk", [-2, 3]), ("stop",)):
+        ...     main.send_bytes(pack(None, message, 0))
+        >>> worker_main(mine, None); unpack(None, main.recv_bytes())
+        ('list', [2, 3])
+    """
     end = WorkerEnd(conn, ring)
     fn: Callable[..., Any] | None = None
     k = 0

@@ -104,10 +104,19 @@ def test_a_pool_serves_requests_in_order_and_drops_cancelled_ones() -> None:
         pool.close()
 
 
+def test_a_prefetch_around_a_process_map_changes_nothing() -> None:
+    """A prefetch thread and the consumer both read the map's view (the read
+    ahead is shared between them); elements are one worker's."""
+    for make in (lambda kw: Dataset.range(300).map(fns.image, **kw).batch(7).prefetch(2),
+                 lambda kw: Dataset.range(300).map(fns.square, **kw).prefetch(3).batch(7)):
+        assert elements(make(PROCESSES)) == elements(make({}))
+
+
 VIEWS = {
     "batches": lambda: Dataset.range(300).map(fns.square, **PROCESSES).batch(7),
     "skip, take": lambda: Dataset.range(300).map(fns.image, **PROCESSES).skip(5).take(200)
         .batch(9),
+    "prefetched": lambda: Dataset.range(300).map(fns.image, **PROCESSES).batch(7).prefetch(2),
 }
 
 

@@ -340,27 +340,32 @@ def rounds_of(count: int) -> Iterator[int]:
 
 class LoadMonitor:
     """Measures the CPU used by *other* processes during a run (this machine is
-    shared): busy time from /proc/stat minus this process and its children."""
+    shared): busy time from /proc/stat minus this process, its waited-for
+    children and its live descendants (worker processes that persist, such as
+    a process pool's or a ``forkserver``'s children, are never waited for here,
+    so ``RUSAGE_CHILDREN`` misses them)."""
 
     def __init__(self) -> None:
         self._start = self._snapshot()
 
     @staticmethod
-    def _snapshot() -> tuple[float, float, float]:
-        """(time, CPU-busy seconds of the machine, CPU seconds of us and our children)."""
+    def _snapshot() -> tuple[float, float, float, dict[int, float]]:
+        """(time, CPU-busy seconds of the machine, CPU seconds of us and our
+        waited-for children, CPU seconds of each live descendant)."""
         with open("/proc/stat") as f:
             fields = [int(v) for v in f.readline().split()[1:]]
         busy = (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
         me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
             resource.RUSAGE_CHILDREN)
         ours = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
-        return time.monotonic(), busy, ours
+        return time.monotonic(), busy, ours, _descendants_cpu(os.getpid())
 
     def others_cores(self) -> float:
         """Average number of cores busy with other processes since creation."""
-        t1, busy1, ours1 = self._snapshot()
-        t0, busy0, ours0 = self._start
-        return max(0.0, (busy1 - busy0) - (ours1 - ours0)) / max(t1 - t0, 1e-9)
+        t1, busy1, ours1, live1 = self._snapshot()
+        t0, busy0, ours0, live0 = self._start
+        live = sum(cpu - live0.get(pid, 0.0) for pid, cpu in live1.items())
+        return max(0.0, (busy1 - busy0) - (ours1 - ours0) - live) / max(t1 - t0, 1e-9)
 
     def describe(self) -> str:
         """A one-line note for the report header."""
@@ -368,6 +373,33 @@ class LoadMonitor:
         note = "" if others < 0.1 else "  WARNING: the machine was shared; timings are noisy"
         return (f"CPU used by other processes during the run: {others:.2f} of {os.cpu_count()} "
                 f"cores{note}")
+
+
+def _descendants_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds of each live descendant of ``pid`` (from /proc; empty elsewhere)."""
+    out: dict[int, float] = {}
+    stack = [pid]
+    while stack:
+        parent = stack.pop()
+        try:
+            tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{parent}/task/{task}/children") as f:
+                    kids = [int(k) for k in f.read().split()]
+            except OSError:
+                continue
+            for kid in kids:
+                try:
+                    with open(f"/proc/{kid}/stat") as f:
+                        stat = f.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                out[kid] = (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+                stack.append(kid)
+    return out
 
 
 def peer_module(module: str) -> Any:

@@ -10,8 +10,9 @@ from typing import Any
 import _common as C
 
 # The executor docs/design/tfdata-blocks.md recommends for a Pillow decode of small
-# images (the target rows measure it; the other executor's row is for comparison).
-JPEG_EXECUTOR = "threads"
+# images (its Python holds the GIL): the target rows measure it; the other executor's row
+# is for comparison.
+JPEG_EXECUTOR = "processes"
 OTHER_EXECUTOR = "processes" if JPEG_EXECUTOR == "threads" else "threads"
 
 # (row label, ours, peer, target ratio or None, what is missing when a contender is absent)

@@ -73,6 +73,32 @@ def test_a_worker_error_is_raised_at_its_element_with_its_origin(npc: int) -> No
         assert "worker" in "".join(getattr(info.value, "__notes__", []))
 
 
+FAILING_INSIDE = {
+    "a map above": lambda n, ex: Dataset.range(12).map(fail_on_seven, num_parallel_calls=n,
+                                                       executor=ex).map(square),
+    "a batch above": lambda n, ex: Dataset.range(12).map(fail_on_seven, num_parallel_calls=n,
+                                                         executor=ex).batch(3),
+    "a map and a batch above": lambda n, ex: Dataset.range(14).map(
+        fail_on_seven, num_parallel_calls=n, executor=ex).map(square).batch(4),
+    "an interleave above": lambda n, ex: Dataset.range(3).interleave(
+        lambda k: Dataset.range(k * 5, k * 5 + 5).map(fail_on_seven, num_parallel_calls=n,
+                                                      executor=ex),
+        cycle_length=2, block_length=2).batch(2),
+}
+
+
+@pytest.mark.parametrize("executor", ["threads", "processes"])
+@pytest.mark.parametrize("name", sorted(FAILING_INSIDE))
+def test_a_failure_on_the_workers_is_raised_through_the_ops_above(name: str,
+                                                                  executor: str) -> None:
+    """A map on workers hands the ops above a block that ends with its failing
+    element's error: a map, a batch or an interleave above raises it where one
+    worker does (they dropped it, and the elements after it, silently)."""
+    expected = run(FAILING_INSIDE[name](None, executor))
+    assert ("error", "seven") in expected[0]
+    assert run(FAILING_INSIDE[name](2, executor)) == expected
+
+
 @pytest.mark.parametrize("npc", [2, 3])
 def test_every_thread_works_until_the_work_runs_out(npc: int) -> None:
     # each call waits for a call on every other thread: a split that leaves a thread

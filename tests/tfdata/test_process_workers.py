@@ -1,8 +1,9 @@
 """``map(..., executor="processes")``: a pool process killed with SIGKILL is a
 ``WorkerDied`` naming it, its signal and the map function (PyTorch's wording);
 the iterator stays where it was, reading on starts a new pool, and the state
-taken before restores the exact rest; states taken with work in flight on the
-processes restore exactly."""
+taken before restores the exact rest (also when the process computed a block
+ahead of the reads); states taken with work in flight on the processes restore
+exactly."""
 
 from __future__ import annotations
 
@@ -25,12 +26,13 @@ def pipelines(fn: Any, processes: int | None = 2) -> dict[str, Any]:
     kw: dict[str, Any] = {"num_parallel_calls": processes, "executor": "processes"}
     return {
         "over a view": lambda: Dataset.range(40).shuffle(8, seed=1).map(fn, **kw).batch(3),
+        "over a view read ahead": lambda: Dataset.range(40).map(fn, **kw).batch(3),
         "over an iterator": lambda: Dataset.range(40).filter(lambda x: x % 4 != 1)
             .map(fn, **kw),
     }
 
 
-@pytest.mark.parametrize("name", ["over a view", "over an iterator"])
+@pytest.mark.parametrize("name", ["over a view", "over a view read ahead", "over an iterator"])
 def test_a_killed_pool_process_is_named_and_nothing_is_lost(tmp_path: Path, name: str) -> None:
     expected = [snapshot(x) for x in pipelines(square, None)[name]()]
     marker = tmp_path / "kill"

@@ -29,15 +29,15 @@ Example:
 from __future__ import annotations
 
 import multiprocessing
-import pickle
-import queue
 import traceback
 import weakref
 from typing import Any, Callable, Iterator
 
 from ..args import check_int
 from ..errors import WorkerDied
-from .pipeline_ring import QUEUE, SLOT_BYTES, Ring, unpack
+from ..process_channel import SLOT_BYTES, Channel, WorkerEnd, how_it_ended
+
+QUEUE = 4  # messages a worker may have sent that the main process has not taken
 
 
 def _shuffles(pipeline: Any) -> list[Any]:
@@ -47,34 +47,29 @@ def _shuffles(pipeline: Any) -> list[Any]:
 
 
 class _Sender:
-    """A worker's way to the main process: its result queue, its ring, the
-    command pipe that ends a run."""
+    """A worker's way to the main process: its end of the channel, and the
+    credits the main process gives back as it takes messages (at most
+    ``QUEUE`` in flight, so a slot of the ring is never written while the main
+    process may read it: the ring has ``QUEUE`` slots for this direction)."""
 
-    def __init__(self, results: Any, commands: Any, ring: Ring | None) -> None:
-        self.results, self.commands, self.ring = results, commands, ring
+    def __init__(self, end: WorkerEnd, credits: Any) -> None:
+        self.end, self.credits = end, credits
         self.sent = 0
 
-    def pack(self, message: Any) -> bytes:
-        if self.ring is None:
-            return pickle.dumps(("whole", pickle.dumps(message, protocol=5)))
-        return self.ring.pack(message, self.sent)
-
     def put(self, message: Any) -> bool:
-        """Puts ``message`` (pickled here, so a failure is ours to report); False
+        """Sends ``message`` (pickled here, so a failure is ours to report); False
         when a command arrived meanwhile (the run is over)."""
-        try:
-            blob = self.pack(message)
-        except Exception as e:  # noqa: BLE001 - an element or error that does not pickle
-            generation, _, _, state = message
-            text = f"{type(e).__name__}: {e} (a value of the pipeline does not pickle)"
-            blob = self.pack((generation, "error", (RuntimeError(text), ""), state))
-        while not self.commands.poll():
-            try:
-                self.results.put(blob, timeout=0.1)
-                self.sent += 1
-                return True
-            except queue.Full:
+        while not self.end.pending():
+            if not self.credits.acquire(timeout=0.1):
                 continue
+            try:
+                self.end.send(message, self.sent)
+            except Exception as e:  # noqa: BLE001 - an element or error that does not pickle
+                generation, _, _, state = message
+                text = f"{type(e).__name__}: {e} (a value of the pipeline does not pickle)"
+                self.end.send((generation, "error", (RuntimeError(text), ""), state), self.sent)
+            self.sent += 1
+            return True
         return False
 
 
@@ -87,6 +82,7 @@ def _run(pipeline: Any, index: int, count: int, sender: _Sender, run: tuple[Any,
     if state is not None:
         it.set_state(state)
     it._skip(index)
+    state_after = it._state_taker()  # it.get_state(), the plan found once for the run
     while True:
         kind, payload = "ok", None
         try:
@@ -95,18 +91,22 @@ def _run(pipeline: Any, index: int, count: int, sender: _Sender, run: tuple[Any,
             kind = "end"
         except Exception as e:  # noqa: BLE001 - raised by the main process at its element
             kind, payload = "error", (e, traceback.format_exc())
-        if not sender.put((generation, kind, payload, it.get_state())) or kind == "end":
+        if not sender.put((generation, kind, payload, state_after())) or kind == "end":
             return
         it._skip(count - 1)
 
 
-def _worker_main(make_pipeline: Callable[[], Any], index: int, count: int, commands: Any,
-                 results: Any, ring: Ring | None) -> None:
+def _worker_main(conn: Any, ring: Any, make_pipeline: Callable[[], Any], index: int, count: int,
+                 credits: Any) -> None:
     """A worker process: builds the pipeline once, then runs reads as commanded."""
     pipeline = None
-    sender = _Sender(results, commands, ring)
+    end = WorkerEnd(conn, ring)
+    sender = _Sender(end, credits)
     while True:
-        message = commands.recv()
+        try:
+            message = end.receive()
+        except EOFError:  # the main process is gone
+            return
         if message[0] == "stop":
             return
         if message[0] != "run":
@@ -119,69 +119,49 @@ def _worker_main(make_pipeline: Callable[[], Any], index: int, count: int, comma
 
 
 class _Pool:
-    """The worker processes, their command pipes, result queues and rings."""
+    """The worker processes, their channels and credits."""
 
-    slot_bytes = SLOT_BYTES  # the most array bytes of an element sent through its ring
+    slot_bytes = SLOT_BYTES  # the most bytes of an element sent through its ring
 
     def __init__(self, make_pipeline: Callable[[], Any], count: int, start_method: str) -> None:
         ctx = multiprocessing.get_context(start_method)
-        self.commands, self.results, self.procs = [], [], []
-        self.rings: list[Ring | None] = []
-        for w in range(count):
-            receive, send = ctx.Pipe(duplex=False)
-            results = ctx.Queue(maxsize=QUEUE)
-            ring = Ring.create(self.slot_bytes)
-            self.rings.append(ring)
-            proc = ctx.Process(target=_worker_main, args=(make_pipeline, w, count, receive,
-                                                          results, ring), daemon=True,
-                               name=f"minibatcher-pipeline-worker-{w}")
-            proc.start()
-            receive.close()
-            self.commands.append(send)
-            self.results.append(results)
-            self.procs.append(proc)
+        self.credits = [ctx.BoundedSemaphore(QUEUE) for _ in range(count)]
+        self.channels = [
+            Channel(_worker_main, (make_pipeline, w, count, self.credits[w]), slots=QUEUE,
+                    name=f"minibatcher-pipeline-worker-{w}", slot_bytes=self.slot_bytes,
+                    start_method=start_method)
+            for w in range(count)]
+
+    @property
+    def procs(self) -> list[Any]:
+        return [c.proc for c in self.channels]
 
     def send(self, message: tuple[Any, ...]) -> None:
-        for pipe in self.commands:
-            pipe.send(message)
+        for channel in self.channels:
+            channel.command(message)
 
     def receive(self, w: int, generation: int) -> tuple[str, Any, Any]:
+        channel = self.channels[w]
         while True:
             try:
-                blob = self.results[w].get(timeout=0.1)
-            except queue.Empty:
-                if not self.procs[w].is_alive():
-                    raise self._died(w) from None
-                continue
-            gen, kind, payload, state = unpack(blob, self.rings[w])
+                if not channel.wait(0.1):
+                    continue
+                gen, kind, payload, state = channel.receive()
+            except (OSError, EOFError):
+                raise self._died(w) from None
+            self.credits[w].release()
             if gen == generation:
                 return kind, payload, state
 
     def _died(self, w: int) -> WorkerDied:
-        proc = self.procs[w]
-        code = proc.exitcode
-        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-        return WorkerDied(f"PipelineReader worker {w} (pid {proc.pid}) exited unexpectedly "
-                          f"({how}); the state after the last element handed out is exact: "
-                          f"restore it to go on")
+        channel = self.channels[w]
+        return WorkerDied(f"PipelineReader worker {w} (pid {channel.pid}) "
+                          f"{how_it_ended(channel.exitcode())} while the stream needed it; the state "
+                          "after the last element handed out is exact: restore it to go on")
 
     def close(self) -> None:
-        for pipe in self.commands:
-            try:
-                pipe.send(("stop",))
-            except (OSError, ValueError):
-                pass
-        for proc in self.procs:
-            proc.join(timeout=2)
-            if proc.is_alive():
-                proc.kill()
-                proc.join(timeout=2)
-        for q in self.results:
-            q.cancel_join_thread()
-            q.close()
-        for ring in self.rings:
-            if ring is not None:
-                ring.close()
+        for channel in self.channels:
+            channel.close(("stop",))
 
 
 def _close(holder: list[_Pool | None]) -> None:

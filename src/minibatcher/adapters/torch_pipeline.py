@@ -47,20 +47,22 @@ from typing import Any, Callable, Iterator, Mapping
 import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
-from ..args import non_negative_int
 from ..errors import ConfigError
 from ..gate import SharedIterator
-from ..state import PIPELINE, stamp
-from ..tfdata.iterator import _shuffles
 from .notice import WorkerNotice
-from .pipeline_stream import checked_state
-from .pipeline_workers import PipelineReader
+from .pipeline_stream import PipelineStream
 
 _STATE_BYTES = 1 << 20  # room for a pending state handed to persistent workers
 
 
 class PipelineDataset(IterableDataset):
     """Elements of a ``tfdata`` pipeline, one epoch per iteration, exact checkpoints.
+
+    The epochs, states and worker processes are a
+    :class:`~minibatcher.adapters.pipeline_stream.PipelineStream`'s (the JAX
+    entry point reads through the same); this class adds PyTorch's side: a
+    DataLoader worker that reads the pipeline follows the epoch and state the
+    main process sets.
 
     Args:
         make_pipeline: a picklable zero-argument callable returning a
@@ -77,21 +79,21 @@ class PipelineDataset(IterableDataset):
 
     def __init__(self, make_pipeline: Callable[[], Any], num_workers: int = 0, *,
                  start_method: str = "forkserver") -> None:
-        if not callable(make_pipeline):
-            raise ConfigError("make_pipeline should be a zero-argument callable returning a "
-                              f"tfdata Dataset, but got {type(make_pipeline).__name__}")
-        num_workers = non_negative_int("num_workers", num_workers)
-        self.make_pipeline, self.num_workers = make_pipeline, num_workers
-        self._reader = PipelineReader(make_pipeline, num_workers, start_method=start_method) \
-            if num_workers else None
-        self._pipeline: Any = None
-        self._iterator: Any = None
-        self._pending: dict[str, Any] | None = None
-        self.epoch = 0
+        self._stream = PipelineStream(make_pipeline, num_workers, start_method=start_method)
+        self.make_pipeline, self.num_workers = make_pipeline, self._stream.num_workers
         # What the next iteration starts from (the epoch and the JSON of a state), for workers;
         # and whether a worker reads (then the main process does not know the position).
         self._notice = WorkerNotice(fields=1, blob_bytes=_STATE_BYTES)
         self._worker_reads = torch.zeros(1, dtype=torch.int64).share_memory_()
+
+    @property
+    def epoch(self) -> int:
+        """The epoch the next (or current) iteration reads."""
+        return self._stream.epoch
+
+    @property
+    def _reader(self) -> Any:
+        return self._stream._reader
 
     def set_epoch(self, epoch: int) -> None:
         """The next iteration reads epoch ``epoch`` from its start.
@@ -101,46 +103,37 @@ class PipelineDataset(IterableDataset):
             >>> ds.set_epoch(3); ds.epoch
             3
         """
-        epoch = non_negative_int("epoch", epoch)
-        self.epoch, self._pending, self._iterator = epoch, None, None
-        if self._reader is not None:
-            self._reader.state = None  # the epoch's start (not where the last read ended)
+        self._stream.set_epoch(epoch)
         self._announce(None)
 
     def state_dict(self) -> dict[str, Any]:
         """A JSON-able state: the epoch and the position after the last element
         delivered. Exact where the pipeline is read: the training process
-        (``num_workers=0``) or, with ``StatefulDataLoader``, the worker.
+        (``num_workers=0``), the dataset's own workers, or, with
+        ``StatefulDataLoader``, the DataLoader worker.
 
         Example:
             >>> PipelineDataset(lambda: None).state_dict()["iterator"] is None
             True
         """
-        if self._reader is not None:
-            return {**stamp(PIPELINE), "epoch": self.epoch, "iterator": self._reader.state}
-        if get_worker_info() is None and self._iterator is None and int(self._worker_reads[0]):
+        if self._reader is None and get_worker_info() is None and \
+                self._stream._iterator is None and int(self._worker_reads[0]):
             raise ConfigError(
                 "state_dict() of the main process cannot see where a DataLoader worker is: use "
                 "torchdata's StatefulDataLoader (it asks the worker), or num_workers=0")
-        iterator = self._iterator.get_state() if self._iterator is not None else None
-        if iterator is None and self._pending is not None:
-            iterator = self._pending.get("iterator")
-        return {**stamp(PIPELINE), "epoch": self.epoch, "iterator": iterator}
+        return self._stream.state()
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """The next iteration continues exactly after ``state``'s position.
 
         Example:
             >>> ds = PipelineDataset(lambda: None)
-            >>> ds.load_state_dict({"format": PIPELINE, "version": 1, "epoch": 2,
-            ...                     "iterator": None}); ds.epoch
+            >>> ds.load_state_dict({"format": "minibatcher.torch.PipelineDataset", "version": 1,
+            ...                     "epoch": 2, "iterator": None}); ds.epoch
             2
         """
-        checked = checked_state(state)
-        self.epoch, self._pending, self._iterator = checked["epoch"], checked, None
-        if self._reader is not None:
-            self._reader.state = checked["iterator"]
-        self._announce(checked)
+        self._stream.load(state)
+        self._announce(self._stream.state())
 
     def __iter__(self) -> Iterator[Any]:
         """One epoch's elements (an iterator that threads may share)."""
@@ -148,29 +141,19 @@ class PipelineDataset(IterableDataset):
 
     def _iterate(self) -> Iterator[Any]:
         info = get_worker_info()
-        if self._reader is not None:
-            yield from self._read_with_workers(info)
-            return
+        if self._reader is not None and info is not None:
+            raise ConfigError(f"PipelineDataset(num_workers={self.num_workers}) starts worker "
+                              "processes of its own: use it with a DataLoader of num_workers=0")
         if info is not None and info.num_workers > 1:
             raise ConfigError(
                 "PipelineDataset reads one ordered stream: the DataLoader's num_workers should be "
                 f"0 or 1, but got num_workers={info.num_workers}; use "
                 f"PipelineDataset(make_pipeline, num_workers={info.num_workers}) with a "
                 "DataLoader of num_workers=0 to read with several processes")
-        self._follow_main_process()
         if info is not None:
+            self._follow_main_process()
             self._worker_reads[0] = 1
-        self._iterator = self._start()
-        yield from self._iterator
-
-    def _read_with_workers(self, info: Any) -> Iterator[Any]:
-        """This epoch read by the dataset's own worker processes, from the pending state."""
-        if info is not None:
-            raise ConfigError(f"PipelineDataset(num_workers={self.num_workers}) starts worker "
-                              "processes of its own: use it with a DataLoader of num_workers=0")
-        pending, self._pending = self._pending, None
-        state = None if pending is None else pending["iterator"]
-        yield from self._reader.read(self.epoch, state)
+        yield from self._stream
 
     def worker_pids(self) -> list[int]:
         """The process ids of the dataset's own workers (``num_workers >= 1``).
@@ -179,19 +162,7 @@ class PipelineDataset(IterableDataset):
             >>> PipelineDataset(lambda: None).worker_pids()
             []
         """
-        return [] if self._reader is None else self._reader.worker_pids()
-
-    def _start(self) -> Any:
-        """This process's iterator of the current epoch, at the pending state if any."""
-        if self._pipeline is None:
-            self._pipeline = self.make_pipeline()
-        for node in _shuffles(self._pipeline):
-            node.iterations_started = self.epoch
-        iterator = iter(self._pipeline)
-        pending, self._pending = self._pending, None
-        if pending is not None and pending["iterator"] is not None:
-            iterator.set_state(pending["iterator"])
-        return iterator
+        return self._stream.worker_pids()
 
     def _announce(self, state: dict[str, Any] | None) -> None:
         """In the main process: publishes the epoch (and a state) to persistent workers."""
@@ -203,5 +174,8 @@ class PipelineDataset(IterableDataset):
         """In a persistent worker: takes the epoch and state the main process set since."""
         news = self._notice.news()
         if news is not None:
-            (self.epoch,), blob = news
-            self._pending, self._iterator = (json.loads(blob) if blob else None), None
+            (epoch,), blob = news
+            if blob:
+                self._stream.load(json.loads(blob))
+            else:
+                self._stream.set_epoch(epoch)

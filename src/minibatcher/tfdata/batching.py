@@ -78,12 +78,17 @@ class _BatchView(View):
         return self._split(self.parent.gather(flat), sizes.tolist())
 
     def _split(self, block: Block, sizes: list[int]) -> Block:
+        """The batches of ``sizes`` elements of ``block``; when an element failed
+        (the block's error, after its elements), the batches before it, and
+        the error for the batch that holds it."""
         out, at = [], 0
         combine = self.node._combine_block
         for size in sizes:
+            if block.error is not None and at + size > len(block):
+                break
             out.append(combine(block, at, at + size))
             at += size
-        return ListBlock(out)
+        return ListBlock(out, block.error)
 
     def pins(self) -> Any:
         return self.parent.pins()

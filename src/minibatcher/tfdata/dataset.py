@@ -147,9 +147,11 @@ class Dataset(SourceMethods, TransformMethods, ConsumerMethods):
 
         ``num_parallel_calls=N`` (or ``AUTOTUNE``: the schedulable CPUs) runs
         the function on N workers; elements come in input order either way.
-        ``executor`` (an extension) picks threads (the default: for work that
-        releases the GIL, such as decoding with NumPy, Pillow or tfdata.io) or
-        processes (for pure-Python work; the function must be picklable).
+        ``executor`` (an extension) picks threads (the default: any function;
+        they scale where it releases the GIL, as tfdata.io's parsers and NumPy
+        do) or processes (for functions that hold the GIL: Python code, or
+        Python around short native calls such as Pillow decoding small images;
+        the function must pickle and runs only in the worker processes).
         ``synchronous``, ``use_unbounded_threadpool`` and ``name`` are accepted.
 
         Example:

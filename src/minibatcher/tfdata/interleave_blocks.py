@@ -109,7 +109,10 @@ def _read(opened: dict[int, Any], inputs: np.ndarray, positions: np.ndarray,
     def read(index: np.ndarray) -> tuple[np.ndarray, Block]:
         view = opened[int(inputs[index[0]])].it.view
         first = int(positions[index[0]])
-        return index, view.block(first, first + len(index))
+        block = view.block(first, first + len(index))
+        if block.error is not None:  # an element failed: the element path finds where
+            raise block.error
+        return index, block
 
     if workers is not None and len(groups) > 1:
         parts = workers.map(read, [(g,) for g in groups])

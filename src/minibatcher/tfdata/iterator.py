@@ -212,6 +212,30 @@ class DatasetIterator(Iterator[Any]):
                     "iterator": self._it.state(),
                     "shuffles": [s._generator_state() for s in _stateful(self._dataset)]}
 
+    def _state_taker(self) -> Any:
+        """``get_state`` for a reader that takes the state after every element
+        (a ``PipelineReader`` worker): the plan and the stateful nodes are
+        found once, here, instead of at every call (two thirds of its cost).
+
+        Example:
+            >>> it = iter(Dataset.range(3)); take = it._state_taker(); _ = next(it)
+            >>> take() == it.get_state()
+            True
+        """
+        token = ACTIVE.set(self._options)
+        try:
+            plan = plan_of(self._dataset)
+        finally:
+            ACTIVE.reset(token)
+        stateful, gate = _stateful(self._dataset), self._gate
+
+        def take() -> dict[str, Any]:
+            with gate:
+                return {**stamp(TFDATA), "plan": plan, "iterator": self._it.state(),
+                        "shuffles": [s._generator_state() for s in stateful]}
+
+        return take
+
     def set_state(self, state: Mapping[str, Any]) -> None:
         """Continues exactly where ``state`` was taken; refuses a state of another
         pipeline or other data, naming the difference.

@@ -3,23 +3,26 @@ results in input order (docs/design/tfdata-blocks.md, "Parallelism").
 
 Two executors, chosen per ``map`` with ``executor=``:
 
-* ``"threads"`` (the default): a thread pool. Right when the function spends
-  its time where the GIL is released: our native decoders, NumPy, Pillow's
-  decoders, file reads. Any function works (closures, lambdas).
-* ``"processes"``: a process pool (``forkserver``). Right for pure-Python work
-  that holds the GIL. The function must be picklable (a module-level function
-  or a ``functools.partial`` of one); elements and results are pickled.
+* ``"threads"`` (the default): a thread pool, ``n - 1`` threads plus the
+  calling thread, so ``n`` workers use ``n`` cores. Any function works
+  (closures, lambdas); it scales where the function spends its time with the
+  GIL released: our native decoders, NumPy on large arrays, file reads.
+* ``"processes"``: ``n`` worker processes
+  (:mod:`~minibatcher.tfdata.process_pool`), for functions that hold the GIL
+  (Python code, or Python around short native calls, as Pillow's decoding of
+  small images). The function must pickle (a module-level function or a
+  ``functools.partial`` of one; checked when the map is made); elements and
+  results cross through shared memory.
 
-The calling thread works too (it takes the last chunk), so ``n`` workers use
-``n`` cores, not ``n + 1``. ``AUTOTUNE`` (-1) is the number of CPUs this
-process may run on (``os.sched_getaffinity``). A call that raises gives a
-:class:`Failure` holding its exception, with a note naming the worker; the
-consumer raises it at its element (a process's exception carries the
-worker's traceback as its cause). A pool process that dies (killed, out of
-memory) is a :class:`~minibatcher.errors.WorkerDied` naming its pid, its
-signal or exit code and the map function, as PyTorch names a dead DataLoader
-worker; the read that needed it consumes nothing (the iterator's state is
-still exact) and the next read starts a new pool.
+``AUTOTUNE`` (-1) is the number of CPUs this process may run on
+(``os.sched_getaffinity``). A call that raises gives a :class:`Failure`
+holding its exception, with a note naming the worker (a process's exception
+also carries its traceback in a note); the consumer raises it at its element.
+A worker process that dies (killed, out of memory) is a
+:class:`~minibatcher.errors.WorkerDied` naming its pid, its signal or exit
+code and the map function, as PyTorch names a dead DataLoader worker; the
+read that needed it consumes nothing (the iterator's state is still exact)
+and the next read starts new processes.
 
 Example:
     >>> w = Workers(2)
@@ -31,16 +34,13 @@ Example:
 from __future__ import annotations
 
 import concurrent.futures as cf
-import functools
-import multiprocessing
 import os
-import signal
+import pickle
 import threading
 import weakref
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Sequence
 
-from ..errors import ConfigError, WorkerDied
+from ..errors import ConfigError
 from .structure import call
 
 AUTOTUNE = -1
@@ -96,8 +96,29 @@ def check_executor(executor: Any) -> str:
     if executor not in EXECUTORS:
         raise ConfigError(f"executor should be one of {list(EXECUTORS)}, but got "
                           f"executor={executor!r}; use 'processes' for functions that hold "
-                          f"the GIL (pure Python), 'threads' otherwise")
+                          f"the GIL (Python code, Pillow on small images), 'threads' otherwise")
     return executor
+
+
+def check_picklable(fn: Callable[..., Any]) -> None:
+    """For ``executor="processes"``: the map function is sent to each worker
+    process, so it must pickle.
+
+    Example:
+        >>> check_picklable(abs)
+        >>> check_picklable(lambda x: x)
+        Traceback (most recent call last):
+        ...
+        minibatcher.errors.ConfigError: map(..., executor='processes') sends the map function to its worker processes, so it should pickle (a module-level function, or a functools.partial of one), but <lambda> does not (PicklingError: ...); use executor='threads' for it
+    """
+    try:
+        pickle.dumps(fn, protocol=5)
+    except Exception as e:  # noqa: BLE001 - any failure to pickle
+        name = getattr(fn, "__qualname__", type(fn).__name__)
+        raise ConfigError(
+            "map(..., executor='processes') sends the map function to its worker processes, "
+            "so it should pickle (a module-level function, or a functools.partial of one), but "
+            f"{name} does not ({type(e).__name__}: {e}); use executor='threads' for it") from e
 
 
 class Failure:
@@ -105,7 +126,7 @@ class Failure:
     the worker (thread name or process id).
 
     Example:
-        >>> f = _apply_chunk(lambda x: 1 // x, [0])[0]; type(f.error).__name__
+        >>> f = apply_chunk(lambda x: 1 // x, [0])[0]; type(f.error).__name__
         'ZeroDivisionError'
     """
 
@@ -115,7 +136,14 @@ class Failure:
         self.error = error
 
 
-def _apply_chunk(fn: Callable[..., Any], chunk: Sequence[Any]) -> list[Any]:
+def apply_chunk(fn: Callable[..., Any], chunk: Sequence[Any]) -> list[Any]:
+    """``fn`` over ``chunk`` (tuples unpacked); a call that raises gives a
+    :class:`Failure` with a note naming this worker.
+
+    Example:
+        >>> apply_chunk(lambda a, b: a + b, [(1, 2), (3, 4)])
+        [3, 7]
+    """
     out: list[Any] = []
     for x in chunk:
         try:
@@ -147,9 +175,11 @@ def first_failure(results: list[Any]) -> int:
 
 
 class Workers:
-    """``n`` workers (``n - 1`` in a pool, plus the calling thread) mapping a
-    function over lists in order. The pool starts on first use and stops when
-    the owner is garbage-collected or :meth:`close` is called.
+    """``n`` workers mapping a function over lists in order: threads (``n - 1``
+    in a pool, plus the calling thread) or ``n`` processes
+    (:class:`~minibatcher.tfdata.process_pool.ProcessPool`). The pool starts
+    on first use and stops when the owner is garbage-collected or
+    :meth:`close` is called.
 
     Example:
         >>> w = Workers(3, "threads"); w.n, w.executor
@@ -158,87 +188,47 @@ class Workers:
 
     def __init__(self, n: int, executor: str = "threads") -> None:
         self.n, self.executor = int(n), check_executor(executor)
-        self._pool: cf.Executor | None = None
+        self._pool: Any = None
         self._lock = threading.Lock()
         self._finalizer: Any = None
 
-    def _started(self) -> cf.Executor:
+    def _started(self) -> Any:
         with self._lock:
             if self._pool is None:
                 if self.executor == "threads":
                     self._pool = cf.ThreadPoolExecutor(max(1, self.n - 1),
                                                        thread_name_prefix="tfdata-map")
+                    self._finalizer = weakref.finalize(self, _shutdown, self._pool)
                 else:
-                    context = multiprocessing.get_context("forkserver")
-                    self._pool = cf.ProcessPoolExecutor(self.n, mp_context=context)
-                self._finalizer = weakref.finalize(self, _shutdown, self._pool)
+                    from .process_pool import ProcessPool
+
+                    self._pool = ProcessPool(self.n)
+                    self._finalizer = weakref.finalize(self, self._pool.close)
             return self._pool
 
-    def map(self, fn: Callable[..., Any], items: list[Any]) -> list[Any]:
-        """``[fn(x) for x in items]`` (tuples unpacked) on the workers, in order; a
-        call that raises gives a :class:`Failure` in its place. A pool process
-        that dies is a :class:`~minibatcher.errors.WorkerDied` naming it (the
-        next call starts a new pool)."""
-        if self.n <= 1 or len(items) <= 1:
-            return _apply_chunk(fn, items)
-        pool = self._started()
-        if self.executor == "threads":
-            return _map_threads(pool, self.n, fn, items)
-        chunks = _split(items, self.n * 4)
-        out: list[Any] = []
-        futures: list[cf.Future] = []
-        try:
-            futures = [pool.submit(_apply_chunk, fn, c) for c in chunks]
-            for f in futures:
-                out.extend(f.result())
-        except BrokenProcessPool:
-            raise self._died(pool, fn) from None
-        finally:
-            for f in futures:
-                f.cancel()
-        return out
+    def pool(self) -> Any:
+        """The started pool: a thread pool, or a
+        :class:`~minibatcher.tfdata.process_pool.ProcessPool`."""
+        return self._started()
 
-    def _died(self, pool: cf.Executor, fn: Callable[..., Any]) -> WorkerDied:
-        """The error for a broken process pool (which is dropped: the next call
-        starts a new one), naming the process that died and how."""
-        processes = dict(getattr(pool, "_processes", None) or {})
-        with self._lock:
-            if self._pool is pool:
-                self._pool = None
-                self._finalizer()
-        ended = {pid: p.exitcode for pid, p in processes.items() if p.exitcode is not None}
-        dead = {pid: c for pid, c in ended.items() if c != -signal.SIGTERM} or ended
-        who = ", ".join(f"pid {pid}" for pid in dead) or "pid unknown"
-        how = "; ".join(sorted({_how(c) for c in dead.values()})) or "exited"
-        while isinstance(fn, functools.partial):
-            fn = fn.func
-        name = getattr(fn, "__qualname__", type(fn).__name__)
-        return WorkerDied(
-            f"tfdata map worker process ({who}) {how} while running the map function "
-            f"{name!r} (num_parallel_calls={self.n}, executor='processes'). Nothing is lost: "
-            "the iterator stays where it was (its get_state() is exact); reading on starts a "
-            "new process pool, or restore the state in a new pipeline")
+    def map(self, fn: Callable[..., Any], items: list[Any], block: bool = False) -> Any:
+        """``[fn(x) for x in items]`` (tuples unpacked) on the workers, in order; a
+        call that raises gives a :class:`Failure` in its place. With processes,
+        every call runs in a worker process, one that dies is a
+        :class:`~minibatcher.errors.WorkerDied` naming it (the next call
+        starts new ones), and with ``block`` array results may come as one
+        column block (:meth:`ProcessPool.map
+        <minibatcher.tfdata.process_pool.ProcessPool.map>`)."""
+        if self.executor == "processes":
+            return self._started().map(fn, items, block)
+        if self.n <= 1 or len(items) <= 1:
+            return apply_chunk(fn, items)
+        return _map_threads(self._started(), self.n, fn, items)
 
     def close(self) -> None:
         """Stops the pool (idempotent)."""
         if self._finalizer is not None:
             self._finalizer()
-
-
-def _how(exitcode: int) -> str:
-    """How a process ended, as PyTorch's DataLoader says it.
-
-    Example:
-        >>> _how(-9), _how(3)
-        ('was killed by signal 9 (SIGKILL)', 'exited with code 3')
-    """
-    if exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = "unknown signal"
-        return f"was killed by signal {-exitcode} ({name})"
-    return f"exited with code {exitcode}"
 
 
 def _map_threads(pool: cf.Executor, n: int, fn: Callable[..., Any], items: list[Any]
@@ -258,7 +248,7 @@ def _map_threads(pool: cf.Executor, n: int, fn: Callable[..., Any], items: list[
                 start = next(starts, None)
             if start is None:
                 return
-            out[start:start + size] = _apply_chunk(fn, items[start:start + size])
+            out[start:start + size] = apply_chunk(fn, items[start:start + size])
 
     futures = [pool.submit(work) for _ in range(n - 1)]
     try:

@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -23,8 +24,10 @@ from .block import Block, ListBlock, blocks_enabled
 from .core import INFINITE, UNKNOWN, Iter, View, inner_of, state_after
 from .dataset import Dataset
 from .lift import Lift
-from .parallel import Failure, Workers, check_executor, first_failure, parallelism, schedulable_cpus
+from .parallel import (Failure, Workers, check_executor, check_picklable, first_failure,
+                       parallelism, schedulable_cpus)
 from .prefetch import PrefetchIter, PrefetchView
+from .process_pool import Ahead
 from .structure import call
 # the base of one-input ops is re-exported: every op module imports it from here
 from .unary import _PassIter, _Unary, is_random  # noqa: F401
@@ -46,6 +49,11 @@ class _MapView(View):
         elif lift is None or lift.liftable is False:
             limit = min(limit, View.block_limit)
         self.block_limit = limit
+        self._ahead = None  # processes: the next range of blocks, computing ahead
+        if workers is not None and workers.executor == "processes" and \
+                (lift is None or lift.liftable is False):
+            self._ahead = Ahead(workers.pool)
+            weakref.finalize(self, self._ahead.cancel)
 
     def __len__(self) -> int:
         return len(self.parent)
@@ -60,6 +68,10 @@ class _MapView(View):
         return self._map(self.parent.read(start, stop))
 
     def block(self, start: int, stop: int) -> Block:
+        if self._ahead is not None:
+            results, error = self._ahead.map(self.fn, start, stop, len(self),
+                                             self.parent.block)
+            return _mapped(results, error)
         return self._apply(self.parent.block(start, stop))
 
     def gather(self, positions: np.ndarray) -> Block:
@@ -71,10 +83,8 @@ class _MapView(View):
             if lifted is not None:
                 return lifted
         if self.workers is None:
-            return ListBlock(self._map(block.elements()))
-        results = self.workers.map(self.fn, block.elements())
-        k = first_failure(results)
-        return ListBlock(results[:k], results[k].error if k < len(results) else None)
+            return ListBlock(self._map(block.elements()), block.error)
+        return _mapped(self.workers.map(self.fn, block.elements(), block=True), block.error)
 
     def _map(self, items: list[Any]) -> list[Any]:
         if self.workers is not None:
@@ -88,6 +98,16 @@ class _MapView(View):
 
     def pins(self) -> Any:
         return self.parent.pins()
+
+
+def _mapped(results: Any, error: BaseException | None) -> Block:
+    """The block of a map's results on workers (a list with failures in place,
+    or a column block of array results): it ends at the first failure, else
+    with ``error``, the input block's (the input element after them failed)."""
+    if isinstance(results, Block):
+        return results if error is None else ListBlock(results.elements(), error)
+    k = first_failure(results)
+    return ListBlock(results[:k], results[k].error if k < len(results) else error)
 
 
 class _MapIter(_PassIter):
@@ -241,6 +261,8 @@ class MapDataset(_Unary):
         self._parallel = parallelism(num_parallel_calls)
         self._deterministic = deterministic
         self._executor = check_executor(executor)
+        if executor == "processes" and self._parallel > 1:
+            check_picklable(fn)
         self._workers = Workers(self._parallel, executor) if self._parallel > 1 else None
         self._lift = Lift(fn)
 

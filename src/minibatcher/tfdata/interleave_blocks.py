@@ -86,7 +86,7 @@ def interleave_block(it: Any, count: int) -> Block | None:
         if stopped is not None and not isinstance(stopped, BaseException):
             it._ahead.append(stopped)
         return None
-    _sync(it, order, opened)
+    sync_to_order(it, order, opened)
     if isinstance(stopped, BaseException):
         it.taken += 1  # the failing input counts, as on the element path
         return ListBlock(block.elements(), stopped)
@@ -124,8 +124,9 @@ def _read(opened: dict[int, Any], inputs: np.ndarray, positions: np.ndarray,
     return merge_blocks(parts, len(inputs))
 
 
-def _sync(it: Any, order: Any, opened: dict[int, Any]) -> None:
-    """Sets the iterator's cursor and slots to the native order's."""
+def sync_to_order(it: Any, order: Any, opened: dict[int, Any]) -> None:
+    """Sets an interleave iterator's cursor and slots to the native order's (also the
+    TFDS shard interleave's, tfds/shard_blocks.py)."""
     it.ci, it.bi, it.taken, it.exhausted = order.ci, order.bi, order.taken, order.exhausted
     slots = []
     for j, p in zip(order.slot_inputs.tolist(), order.slot_positions.tolist()):

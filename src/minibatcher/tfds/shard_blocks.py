@@ -33,6 +33,7 @@ import numpy as np
 from .. import _native
 from ..tfdata.block import Block, ListBlock, merge_blocks
 from ..tfdata.core import ViewIter
+from ..tfdata.interleave_blocks import sync_to_order
 from ..tfdata.sources import SourceView
 from .reader import ShardSource, read_runs
 
@@ -106,7 +107,7 @@ def read_block(it: Any, count: int) -> Block | None:
     except Exception:  # noqa: BLE001 - the element path finds the failing example
         it._ahead[:0] = drawn  # the element path opens them next
         return None
-    _sync(it, order, opened)
+    sync_to_order(it, order, opened)
     it.delivered += len(index_in)
     return block if stopped is None else ListBlock(block.elements(), stopped)
 
@@ -140,19 +141,4 @@ def _read(opened: dict[int, Any], inputs: np.ndarray, positions: np.ndarray) -> 
            s.add_tfds_id == sources[0].add_tfds_id for s in sources):
         return read_runs([(index, s, a, b) for (index, _, a, b), s in zip(runs, sources)], n)
     return merge_blocks([(index, view.block(a, b)) for index, view, a, b in runs], n)
-
-
-def _sync(it: Any, order: Any, opened: dict[int, Any]) -> None:
-    """Sets the iterator's cursor and slots to the native order's."""
-    it.ci, it.bi, it.taken, it.exhausted = order.ci, order.bi, order.taken, order.exhausted
-    slots: list[Any] = []
-    for j, p in zip(order.slot_inputs.tolist(), order.slot_positions.tolist()):
-        if j < 0:
-            slots.append(None)
-            continue
-        slot = opened[j]
-        slot.it.seek(p)
-        slots.append(slot)
-    it.slots = slots
-    it.open = sum(s is not None for s in slots)
 

@@ -77,7 +77,7 @@ class SourceMethods:
             >>> list(Dataset.from_generator(lambda: iter([1, 2])))
             [np.int32(1), np.int32(2)]
         """
-        from .sources import GeneratorDataset
+        from .generator_dataset import GeneratorDataset
         return GeneratorDataset(generator, output_types, args, output_signature, output_shapes)
 
     @staticmethod

@@ -158,6 +158,7 @@ def _rules() -> dict[type, Rule]:
         caching,
         combine,
         files,
+        generator_dataset,
         ignoring,
         random_sources,
         sampling,
@@ -177,7 +178,7 @@ def _rules() -> dict[type, Rule]:
                ignoring.IgnoreErrorsDataset]
     rules: dict[type, Rule] = {cls: _parent for cls in passing}
     rules.update({
-        sources.SourceDataset: _source, sources.GeneratorDataset: _generator,
+        sources.SourceDataset: _source, generator_dataset.GeneratorDataset: _generator,
         files.FilesDataset: lambda node: scalar("string"),
         batching.BatchDataset: _batch, batching.PaddedBatchDataset: _padded_batch,
         unbatching.UnbatchDataset: lambda node: map_leaves(_parent(node), unbatched),

@@ -2,7 +2,8 @@
 
 :class:`RecordBatch` (records back to back, from a sequential read) and
 :class:`RecordSpans` (records in place, from a read by
-positions); the grouping of positions into reads.
+positions); the grouping of positions into reads, and of chunks read in order
+into spans.
 
 Example:
     >>> b = RecordBatch(np.frombuffer(b"abcd", np.uint8), np.array([1, 4]), np.array([0, 1]))
@@ -13,7 +14,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -100,3 +101,14 @@ class RecordSpans:
         return _native.spans_to_bytes(self.buffers or [self.data],
                                       np.zeros(0, np.int64) if self.seg is None else self.seg,
                                       self.starts, self.ends)
+
+
+def _spans(parts: list[tuple[Any, int, int]], positions: np.ndarray) -> RecordSpans:
+    """Records read in order (``(chunk, lo, hi)`` parts) in place in the chunks."""
+    starts = [c.frames[lo - c.first:hi - c.first] + 12 for c, lo, hi in parts]
+    ends = [s + c.lengths[lo - c.first:hi - c.first] for s, (c, lo, hi) in zip(starts, parts)]
+    if len(parts) == 1:
+        return RecordSpans(parts[0][0].data, starts[0], ends[0], positions)
+    seg = np.repeat(np.arange(len(parts), dtype=np.int64), [hi - lo for _, lo, hi in parts])
+    return RecordSpans(parts[0][0].data, np.concatenate(starts), np.concatenate(ends), positions,
+                       seg, [c.data for c, _, _ in parts])

@@ -22,7 +22,6 @@ Example:
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
 from typing import Any, Iterator
 
 import numpy as np
@@ -30,8 +29,9 @@ import numpy as np
 from ...budget import ErrorBudget
 from ...errors import FileChangedError, FormatError
 from .backend import DATA_CRC, HEADER_CRC, OK, TRUNCATED, kernels
-from .batches import RecordBatch, RecordSpans, _consecutive, _runs
+from .batches import RecordBatch, RecordSpans, _consecutive, _runs, _spans
 from .framing import GrowingIndex
+from .open_files import OpenFiles
 from .streams import PlainStream, ZlibStream, open_stream
 
 DEFAULT_BATCH_RECORDS = 1024
@@ -388,41 +388,3 @@ class TFRecordFile:
         self.release()
         if self._pool is not None:
             self._pool.forget(self)
-
-
-def _spans(parts: list[tuple[Any, int, int]], positions: np.ndarray) -> RecordSpans:
-    """Records read in order (``(chunk, lo, hi)`` parts) in place in the chunks."""
-    starts = [c.frames[lo - c.first:hi - c.first] + 12 for c, lo, hi in parts]
-    ends = [s + c.lengths[lo - c.first:hi - c.first] for s, (c, lo, hi) in zip(starts, parts)]
-    if len(parts) == 1:
-        return RecordSpans(parts[0][0].data, starts[0], ends[0], positions)
-    seg = np.repeat(np.arange(len(parts), dtype=np.int64), [hi - lo for _, lo, hi in parts])
-    return RecordSpans(parts[0][0].data, np.concatenate(starts), np.concatenate(ends), positions,
-                       seg, [c.data for c, _, _ in parts])
-
-
-class OpenFiles:
-    """Keeps at most ``limit`` TFRecord files open (least recently used ones
-    release their descriptor and reopen when read again), so datasets of
-    thousands of shards stay under the descriptor limit.
-
-    Example:
-        >>> pool = OpenFiles(limit=2); pool.limit
-        2
-    """
-
-    def __init__(self, limit: int = 64) -> None:
-        self.limit = limit
-        self._open: "OrderedDict[int, TFRecordFile]" = OrderedDict()
-
-    def touch(self, f: TFRecordFile) -> None:
-        """Marks ``f`` as used (it holds a descriptor)."""
-        self._open[id(f)] = f
-        self._open.move_to_end(id(f))
-        while len(self._open) > self.limit:
-            _, old = self._open.popitem(last=False)
-            old.release()
-
-    def forget(self, f: TFRecordFile) -> None:
-        """Drops ``f`` (closed)."""
-        self._open.pop(id(f), None)

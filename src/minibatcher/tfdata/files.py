@@ -153,7 +153,8 @@ class FilesDataset(Dataset):
         self.sources = [open_source(f) for f in self.filenames]
         if self.parallel != 1 and len(self.sources) > 1:
             files = Dataset.from_tensor_slices(list(range(len(self.sources))))
-            self._impl = self._read(files, lambda i: self.sources[int(i)])
+            sources = self.sources  # not self: the plan would hold the dataset that holds it
+            self._impl = self._read(files, lambda i: sources[int(i)])
         else:
             self._impl = SourceDataset(ConcatSource(self.sources))
 

@@ -54,27 +54,26 @@ def plan_of(dataset: Dataset) -> list[list[Any]]:
         ['take', {'count': 2}]
     """
     out: list[list[Any]] = []
-
-    def visit(node: Dataset) -> None:
-        for child in node._inputs():
-            visit(child)
+    for node in _nodes(dataset):
         spec = dict(node._spec())
         op = spec.pop("op", type(node).__name__)
         out.append([op, json.loads(json.dumps(spec, default=repr))])
-
-    visit(dataset)
     return out
 
 
 def _nodes(dataset: Dataset) -> list[Dataset]:
+    """The nodes of ``dataset``'s plan, inputs first. Walked with a stack, not a
+    recursive closure: a closure that calls itself is a reference cycle, which kept
+    the datasets (and their files' descriptors) alive until the cyclic collector ran."""
     out: list[Dataset] = []
-
-    def visit(node: Dataset) -> None:
-        for child in node._inputs():
-            visit(child)
-        out.append(node)
-
-    visit(dataset)
+    stack: list[tuple[Dataset, bool]] = [(dataset, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            out.append(node)
+            continue
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(list(node._inputs())))
     return out
 
 

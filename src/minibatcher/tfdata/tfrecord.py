@@ -31,6 +31,8 @@ Example (a corrupted record skipped and counted; more in :class:`TFRecordDataset
 
 from __future__ import annotations
 
+import functools
+
 from typing import Any
 
 import numpy as np
@@ -108,6 +110,12 @@ class DamagedTailSource:
         return self.source.fingerprint()
 
 
+def _open(files: TFRecordFiles, filename: str) -> DamagedTailSource:
+    source = files.source(filename)
+    source.open()  # a missing file or a FIFO is an error here, not at the first read
+    return DamagedTailSource(source)
+
+
 class TFRecordDataset(FilesDataset):
     """``tf.data.TFRecordDataset(filenames, compression_type=None,
     buffer_size=None, num_parallel_reads=None)``; elements are ``bytes``.
@@ -134,12 +142,8 @@ class TFRecordDataset(FilesDataset):
         self.files = TFRecordFiles(compression_type, verify_crc=verify_crc,
                                    max_errors=max_errors, tolerant=True)
         self.compression_type = self.files.compression_type
-        super().__init__(filenames, num_parallel_reads, self._open)
-
-    def _open(self, filename: str) -> DamagedTailSource:
-        source = self.files.source(filename)
-        source.open()  # a missing file or a FIFO is an error here, not at the first read
-        return DamagedTailSource(source)
+        # not a bound method: the plan holds the opener, and the dataset holds the plan
+        super().__init__(filenames, num_parallel_reads, functools.partial(_open, self.files))
 
     @property
     def skipped(self) -> int:

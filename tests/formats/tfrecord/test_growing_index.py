@@ -206,6 +206,35 @@ def test_a_file_read_in_order_is_closed_when_dropped(tmp_path: Path) -> None:
         gc.enable()
 
 
+@pytest.mark.parametrize("parallel", [None, 2])
+@pytest.mark.parametrize("blocks", [False, True])
+def test_a_dataset_of_files_is_closed_when_dropped(tmp_path: Path, parallel: int | None,
+                                                   blocks: bool) -> None:
+    # no reference cycle (a recursive closure over the plan's nodes, an opener bound to the
+    # dataset, a pool holding its files) keeps a dropped dataset's descriptors open until
+    # the cyclic collector runs: many files in a row ran out of descriptors
+    import gc
+    import os
+
+    from minibatcher.tfdata.block import block_execution
+
+    files = [str(write(tmp_path / f"s{k}", sized([30] * 40, seed=k))) for k in range(3)]
+    before = len(os.listdir("/proc/self/fd"))
+    gc.disable()
+    try:
+        with block_execution(blocks):
+            for pipeline in (lambda ds: ds, lambda ds: ds.batch(3)):
+                it = iter(pipeline(TFRecordDataset(files, num_parallel_reads=parallel)))
+                next(it)
+                again = iter(pipeline(TFRecordDataset(files, num_parallel_reads=parallel)))
+                again.set_state(it.get_state())
+                assert len(list(again)) > 0
+                del it, again
+                assert len(os.listdir("/proc/self/fd")) == before
+    finally:
+        gc.enable()
+
+
 def test_an_interleave_frames_its_files_as_far_as_it_reads_them(tmp_path: Path) -> None:
     # the interleave's order needed every open file's length: each file was framed whole
     # when its slot opened, then read again

@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,9 @@ if TYPE_CHECKING:
 class OpenFiles:
     """Keeps at most ``limit`` TFRecord files open (least recently used ones
     release their descriptor and reopen when read again), so datasets of
-    thousands of shards stay under the descriptor limit.
+    thousands of shards stay under the descriptor limit. The pool refers to its
+    files weakly: a file refers to its pool, and a cycle would keep every dropped
+    file's descriptor open until the cyclic garbage collector ran.
 
     Example:
         >>> pool = OpenFiles(limit=2); pool.limit
@@ -37,16 +40,25 @@ class OpenFiles:
 
     def __init__(self, limit: int = 64) -> None:
         self.limit = limit
-        self._open: "OrderedDict[int, TFRecordFile]" = OrderedDict()
+        self._open: "OrderedDict[int, weakref.ref[TFRecordFile]]" = OrderedDict()
 
     def touch(self, f: TFRecordFile) -> None:
         """Marks ``f`` as used (it holds a descriptor)."""
-        self._open[id(f)] = f
-        self._open.move_to_end(id(f))
+        key = id(f)
+        ref = self._open.get(key)
+        if ref is None or ref() is not f:
+            self._open[key] = weakref.ref(f)
+        self._open.move_to_end(key)
+        if len(self._open) > self.limit:  # dropped files closed themselves
+            for dead in [k for k, r in self._open.items() if r() is None]:
+                del self._open[dead]
         while len(self._open) > self.limit:
-            _, old = self._open.popitem(last=False)
-            old.release()
+            old = self._open.popitem(last=False)[1]()
+            if old is not None:
+                old.release()
 
     def forget(self, f: TFRecordFile) -> None:
         """Drops ``f`` (closed)."""
-        self._open.pop(id(f), None)
+        ref = self._open.get(id(f))
+        if ref is not None and ref() is f:
+            del self._open[id(f)]

@@ -174,13 +174,9 @@ class ChunkParser {
 
   // Scans one value; on failure charges the error and returns false.
   bool value(int32_t k, T* out) {
-    // Fast path: up to 9 digits followed by a delimiter (most values of
-    // integer-valued data) convert exactly, as scan_number would.
-    const uint8_t* q = p_;
-    uint32_t digits = 0;
-    for (int n = 0; q < end_ && n < 9 && is_digit(*q); ++n, ++q) digits = digits * 10 + (*q - '0');
-    if (q > p_ && (q == end_ || is_value_delimiter(*q) || ends_sample(*q))) {
-      *out = static_cast<T>(digits);
+    // Fast path: a short decimal (most values of real data) followed by a delimiter.
+    const uint8_t* q = scan_short_decimal<T>(p_, end_, out);
+    if (q != nullptr && (q == end_ || is_value_delimiter(*q) || ends_sample(*q))) {
       p_ = q;
       return true;
     }

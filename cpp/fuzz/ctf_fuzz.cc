@@ -155,7 +155,33 @@ void check_pieces(const ParseRequest& req, const std::vector<StreamSpec>& specs,
 // Number scanner against the C library.
 
 template <typename T>
+T c_library_value(const uint8_t* p, const uint8_t* end) {
+  const std::string text(reinterpret_cast<const char*>(p), size_t(end - p));
+  char* stop = nullptr;
+  T expected;
+  if constexpr (sizeof(T) == sizeof(float)) {
+    expected = std::strtof(text.c_str(), &stop);
+  } else {
+    expected = std::strtod(text.c_str(), &stop);
+  }
+  CHECK(stop == text.c_str() + text.size());  // the C library accepts the same text
+  return expected;
+}
+
+// The parser's inlined short-decimal path: where it answers, the C library agrees.
+template <typename T>
+void check_short_decimal_at(const uint8_t* p, const uint8_t* end) {
+  T value{};
+  const uint8_t* stop = mb::ctf::scan_short_decimal<T>(p, end, &value);
+  if (stop == nullptr) return;
+  CHECK(stop > p && stop <= end);
+  const T expected = c_library_value<T>(p, stop);
+  CHECK(std::memcmp(&value, &expected, sizeof(T)) == 0);
+}
+
+template <typename T>
 void check_number_at(const uint8_t* p, const uint8_t* end) {
+  check_short_decimal_at<T>(p, end);
   T value{};
   const mb::ctf::NumberScan scan = mb::ctf::scan_number<T>(p, end, &value);
   CHECK(scan.end >= p && scan.end <= end);

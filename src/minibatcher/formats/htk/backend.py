@@ -37,7 +37,8 @@ def _native() -> SimpleNamespace:
                     dim: int, is_double: bool) -> Any:
         i64 = [np.ascontiguousarray(x, dtype=np.int64)
                for x in (fds, header_of, first, count, data_start, available)]
-        out = np.empty(int(i64[3].sum()) * int(dim), dtype=np.float64 if is_double else np.float32)
+        # mapped: a chunk's frames go back to the system when the chunk is dropped
+        out = n.mapped_empty(int(i64[3].sum()) * int(dim), "float64" if is_double else "float32")
         failure = n.htk_read_frames(*i64, np.ascontiguousarray(sample_size, dtype=np.int32),
                                     np.ascontiguousarray(kind, dtype=np.int32),
                                     np.ascontiguousarray(swap, dtype=np.uint8),

@@ -24,6 +24,7 @@ using mb::bindings::IntArray;
 using mb::bindings::owned_numpy;
 using mb::bindings::with_integers;
 
+void bind_buffer_pool(nb::module_& m);  // cpp/bindings/buffer_pool.cc
 void bind_htk(nb::module_& m);  // cpp/bindings/htk.cc
 void bind_image(nb::module_& m);  // cpp/bindings/image.cc
 void bind_engine(nb::module_& m);  // cpp/bindings/engine.cc
@@ -384,26 +385,6 @@ nb::tuple sequence_ranges(const std::vector<Vec1<int64_t>>& offsets, Vec1<int32_
   return nb::make_tuple(owned_numpy(std::move(start)), owned_numpy(std::move(length)));
 }
 
-// An uninitialized array of `count` items whose memory goes back to the operating system
-// when it is freed: large ones are mapped (common/buffer.h), where NumPy's allocation
-// stays in glibc's heap once its dynamic mmap threshold has risen.
-nb::object mapped_empty(size_t count, const std::string& dtype) {
-  auto make = [count](auto zero) {
-    mb::Buffer<decltype(zero)> buffer;
-    {
-      nb::gil_scoped_release release;  // mapping a large block takes a while
-      buffer.resize(count);
-    }
-    return owned_numpy(std::move(buffer));
-  };
-  if (dtype == "float32") return make(float{});
-  if (dtype == "float64") return make(double{});
-  if (dtype == "int32") return make(int32_t{});
-  if (dtype == "int64") return make(int64_t{});
-  throw nb::value_error(("dtype should be one of 'float32', 'float64', 'int32', 'int64', but got "
-                         "dtype='" + dtype + "'").c_str());
-}
-
 }  // namespace
 
 NB_MODULE(_native, m) {
@@ -419,7 +400,7 @@ NB_MODULE(_native, m) {
   m.def("gather_csr", &gather_csr, "values"_a, "indices"_a, "indptr"_a, "value_bytes"_a,
         "index_bytes"_a, "source"_a, "start"_a, "length"_a);
   m.def("sequence_ranges", &sequence_ranges, "offsets"_a, "source"_a, "within"_a);
-  m.def("mapped_empty", &mapped_empty, "count"_a, "dtype"_a);
+  bind_buffer_pool(m);
   bind_streaming_indexer(m);
   bind_streaming_parser<float>(m, "CtfParserFloat");
   bind_streaming_parser<double>(m, "CtfParserDouble");

@@ -29,7 +29,7 @@ from _engine_contenders import CONTENDERS, MB_SIZE
 CONTENDERS = {**CONTENDERS, "corpus_planning": _planning.prepare_planning}
 
 DIM = 784 + 10
-TARGETS = {"ratio": 0.7, "sparse": 10.0, "memory": 1_000_000, "pandas": 2.0, "planning": 0.1}
+TARGETS = {"ratio": 0.8, "sparse": 10.0, "memory": 1_000_000, "pandas": 2.0, "planning": 0.1}
 WINDOW_FRACTION = 10
 RSS_FACTOR = 1.5
 FRAMES, FRAMES_PER_CHUNK = 300_000, 3_000

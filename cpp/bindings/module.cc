@@ -24,6 +24,7 @@ using mb::bindings::IntArray;
 using mb::bindings::owned_numpy;
 using mb::bindings::with_integers;
 
+void bind_buffer_pool(nb::module_& m);  // cpp/bindings/buffer_pool.cc
 void bind_htk(nb::module_& m);  // cpp/bindings/htk.cc
 void bind_image(nb::module_& m);  // cpp/bindings/image.cc
 void bind_engine(nb::module_& m);  // cpp/bindings/engine.cc
@@ -224,8 +225,10 @@ void bind_streaming_parser(nb::module_& m, const char* name) {
            [](Parser* self, const std::vector<std::string>& aliases, const std::vector<int64_t>& dims,
               const std::vector<bool>& sparse, int32_t main_stream, int64_t error_limit,
               int64_t warning_limit, uint64_t rows_hint, uint64_t bytes_hint,
-              uint64_t sequences_hint, bool skip_incomplete) {
+              uint64_t sequences_hint, bool skip_incomplete, int64_t first_sequence) {
+             require(first_sequence >= 0, "first_sequence should be non-negative");
              mb::ctf::ParseSettings settings;
+             settings.first_sequence = first_sequence;
              settings.main_stream = main_stream;
              settings.error_limit = error_limit;
              settings.warning_limit = warning_limit;
@@ -236,7 +239,8 @@ void bind_streaming_parser(nb::module_& m, const char* name) {
              new (self) Parser(stream_specs(aliases, dims, sparse, main_stream, error_limit), settings);
            },
            "aliases"_a, "dims"_a, "sparse"_a, "main_stream"_a, "error_limit"_a, "warning_limit"_a,
-           "rows_hint"_a, "bytes_hint"_a, "sequences_hint"_a, "skip_incomplete"_a = false)
+           "rows_hint"_a, "bytes_hint"_a, "sequences_hint"_a, "skip_incomplete"_a = false,
+           "first_sequence"_a = 0)
       .def("feed",
            [](Parser& self, Vec1<uint8_t> data, int64_t base_offset, Vec1<int64_t> offsets,
               Vec1<int64_t> sizes, Vec1<int64_t> rows, Vec1<int64_t> lines) {
@@ -254,6 +258,14 @@ void bind_streaming_parser(nb::module_& m, const char* name) {
              }
              return parse_result(std::move(result));
            })
+      .def("append",
+           [](Parser& self, Parser& later) {
+             require(&self != &later, "a parser cannot append itself");
+             nb::gil_scoped_release release;
+             return self.append(later);
+           },
+           "later"_a)
+      .def_prop_ro("next_sequence", [](const Parser& self) { return self.next_sequence(); })
       .def_prop_ro("aborted", [](const Parser& self) { return self.aborted(); });
 }
 
@@ -388,6 +400,7 @@ NB_MODULE(_native, m) {
   m.def("gather_csr", &gather_csr, "values"_a, "indices"_a, "indptr"_a, "value_bytes"_a,
         "index_bytes"_a, "source"_a, "start"_a, "length"_a);
   m.def("sequence_ranges", &sequence_ranges, "offsets"_a, "source"_a, "within"_a);
+  bind_buffer_pool(m);
   bind_streaming_indexer(m);
   bind_streaming_parser<float>(m, "CtfParserFloat");
   bind_streaming_parser<double>(m, "CtfParserDouble");

@@ -17,16 +17,21 @@
 
 namespace mb::bindings {
 
+// Whether the interpreter is shutting down: a destructor then keeps the GIL (a thread that
+// releases it may never get it back).
+inline bool python_finalizing() noexcept {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
+
 template <typename Vector>
 void delete_vector(void* p) noexcept {
   auto* v = static_cast<Vector*>(p);
   const bool large = v->capacity() * sizeof(typename Vector::value_type) >= mb::kMmapThreshold;
-#if PY_VERSION_HEX >= 0x030D0000
-  const bool finalizing = Py_IsFinalizing();
-#else
-  const bool finalizing = _Py_IsFinalizing();
-#endif
-  if (large && !finalizing) {
+  if (large && !python_finalizing()) {
     nanobind::gil_scoped_release release;
     delete v;
     return;

@@ -205,6 +205,35 @@ NumberScan scan_number(const uint8_t* p, const uint8_t* end, T* out) {
   return {p, NumberError::kNone};
 }
 
+// The common short case, inlined by the parser: DIGITS[.DIGITS*] with at most 9
+// integer digits and 15 in all. Returns the end of the number's prefix it read (the
+// caller checks that a delimiter follows), or nullptr (nothing stored) for anything
+// else, which scan_number then reads. The value is scan_number's: the digits are an
+// exact double and 10^k an exact power (Clinger's fast path; a float tie is left to
+// from_chars).
+template <typename T>
+inline const uint8_t* scan_short_decimal(const uint8_t* p, const uint8_t* end, T* out) {
+  const uint8_t* q = p;
+  uint32_t integer = 0;
+  for (int n = 0; q < end && n < 9 && is_digit(*q); ++n, ++q) integer = integer * 10 + (*q - '0');
+  if (q == p) return nullptr;
+  if (q == end || *q != '.') {
+    *out = static_cast<T>(integer);
+    return q;
+  }
+  const uint8_t* fraction = ++q;
+  const int64_t room = 15 - (fraction - 1 - p);
+  uint64_t mantissa = integer;
+  for (; q < end && is_digit(*q); ++q) {
+    if (q - fraction >= room) return nullptr;
+    mantissa = mantissa * 10 + uint64_t(*q - '0');
+  }
+  const double d = static_cast<double>(mantissa) / detail::kPow10[q - fraction];
+  if (sizeof(T) != sizeof(double) && detail::is_float_tie(d)) return nullptr;
+  *out = static_cast<T>(d);
+  return q;
+}
+
 // Scans an unsigned decimal integer (a sparse index). Returns false and sets
 // `*overflow` when the digits do not fit into uint64.
 inline const uint8_t* scan_uint64(const uint8_t* p, const uint8_t* end, uint64_t* out,

@@ -31,7 +31,8 @@ template <typename T>
 class ChunkParser {
  public:
   ChunkParser(const std::vector<StreamSpec>& streams, const ParseSettings& settings)
-      : set_(settings), specs_(streams), seen_(streams.size(), 0) {
+      : set_(settings), specs_(streams), seen_(streams.size(), 0),
+        sequence_(size_t(settings.first_sequence)) {
     result_.streams.resize(streams.size());
     // Hints only: never reserve beyond what the bytes can hold.
     const uint64_t rows = std::min<uint64_t>(set_.rows_hint, set_.bytes_hint / 2 + 1);
@@ -59,6 +60,34 @@ class ChunkParser {
   }
 
   bool aborted() const { return result_.aborted; }
+  int64_t next_sequence() const { return int64_t(sequence_); }
+
+  bool append(ChunkParser& later) {
+    if (result_.errors || result_.aborted || later.result_.errors || later.result_.aborted ||
+        later.unknown_.size() >= kMaxTrackedUnknownNames) {
+      return false;
+    }
+    if (later.set_.first_sequence != int64_t(sequence_) || later.specs_.size() != specs_.size()) {
+      throw std::logic_error("append: the later parser should begin where this one ends");
+    }
+    for (size_t k = 0; k < specs_.size(); ++k) {
+      append_stream(result_.streams[k], later.result_.streams[k]);
+    }
+    // Warnings are recorded while fewer than warning_limit were seen before them.
+    int64_t shown = result_.dense_short;
+    for (const Issue& i : later.result_.issues) {
+      if (i.code != int32_t(IssueCode::kDenseShort) || shown++ < set_.warning_limit) {
+        result_.issues.push_back(i);
+      }
+    }
+    result_.dense_short += later.result_.dense_short;
+    result_.unknown_inputs += later.result_.unknown_inputs;
+    for (auto& u : later.unknown_) add_unknown(std::move(u));
+    sequence_ = later.sequence_;
+    later.result_ = ParseResult<T>();
+    later.unknown_.clear();
+    return true;
+  }
 
   ParseResult<T> finish() {
     for (const auto& u : unknown_) {
@@ -105,6 +134,29 @@ class ChunkParser {
     return -1;
   }
 
+  static void append_stream(StreamBuffers<T>& dst, StreamBuffers<T>& src) {
+    const int64_t base = int64_t(dst.values.size());
+    dst.values.insert(dst.values.end(), src.values.begin(), src.values.end());
+    dst.indices32.insert(dst.indices32.end(), src.indices32.begin(), src.indices32.end());
+    dst.indices64.insert(dst.indices64.end(), src.indices64.begin(), src.indices64.end());
+    for (size_t i = 1; i < src.indptr.size(); ++i) dst.indptr.push_back(base + src.indptr[i]);
+    dst.sequence_samples.insert(dst.sequence_samples.end(), src.sequence_samples.begin(),
+                                src.sequence_samples.end());
+    dst.samples += src.samples;
+  }
+
+  // A name first seen by a later parser: counted into this one's entry, or
+  // tracked here while there is room (the order of first occurrences is kept).
+  void add_unknown(UnknownName&& u) {
+    for (auto& mine : unknown_) {
+      if (mine.name == u.name) {
+        mine.count += u.count;
+        return;
+      }
+    }
+    if (unknown_.size() < kMaxTrackedUnknownNames) unknown_.push_back(std::move(u));
+  }
+
   void note_unknown(const uint8_t* name, size_t length) {
     ++result_.unknown_inputs;
     for (auto& u : unknown_) {
@@ -122,13 +174,9 @@ class ChunkParser {
 
   // Scans one value; on failure charges the error and returns false.
   bool value(int32_t k, T* out) {
-    // Fast path: up to 9 digits followed by a delimiter (most values of
-    // integer-valued data) convert exactly, as scan_number would.
-    const uint8_t* q = p_;
-    uint32_t digits = 0;
-    for (int n = 0; q < end_ && n < 9 && is_digit(*q); ++n, ++q) digits = digits * 10 + (*q - '0');
-    if (q > p_ && (q == end_ || is_value_delimiter(*q) || ends_sample(*q))) {
-      *out = static_cast<T>(digits);
+    // Fast path: a short decimal (most values of real data) followed by a delimiter.
+    const uint8_t* q = scan_short_decimal<T>(p_, end_, out);
+    if (q != nullptr && (q == end_ || is_value_delimiter(*q) || ends_sample(*q))) {
       p_ = q;
       return true;
     }
@@ -378,6 +426,21 @@ void StreamingParser<T>::feed(const uint8_t* data, size_t, int64_t base_offset,
 template <typename T>
 bool StreamingParser<T>::aborted() const {
   return impl_->parser.aborted();
+}
+
+template <typename T>
+int64_t StreamingParser<T>::next_sequence() const {
+  return impl_->parser.next_sequence();
+}
+
+template <typename T>
+bool StreamingParser<T>::append(StreamingParser& later) {
+  if (impl_->finished || later.impl_->finished) {
+    throw std::logic_error("this parser has already finished");
+  }
+  if (!impl_->parser.append(later.impl_->parser)) return false;
+  later.impl_->finished = true;
+  return true;
 }
 
 template <typename T>

@@ -110,6 +110,7 @@ struct ParseSettings {
   uint64_t bytes_hint = 0;    // bytes of the whole chunk
   uint64_t sequences_hint = 0;
   bool skip_incomplete = false;  // see IssueCode::kEmptyInput
+  int64_t first_sequence = 0;    // index of the first sequence fed (issues count from it)
 };
 
 // Parses one chunk fed as consecutive blocks of whole sequences, so that the
@@ -127,6 +128,14 @@ class StreamingParser {
   void feed(const uint8_t* data, size_t size, int64_t base_offset, const SequenceSpan* sequences,
             size_t count);
   bool aborted() const;
+  int64_t next_sequence() const;  // index of the next sequence to feed
+  // Appends what `later` parsed: the sequences right after this parser's
+  // (`later` began at first_sequence == next_sequence()), as if they had been
+  // fed here. Returns false, changing neither parser, when the result could
+  // differ from feeding them here: either parser charged an error or aborted
+  // (error budgets run across sequences), or `later` tracks the most unknown
+  // names (names it did not track might be tracked here). Else `later` is spent.
+  bool append(StreamingParser& later);
   ParseResult<T> finish();  // moves the result out; the parser is spent
 
  private:

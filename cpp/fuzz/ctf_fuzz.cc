@@ -24,6 +24,8 @@
 //
 // Inputs shorter than the header are padded with zero bytes. Invariants are
 // checked with __builtin_trap() so that a violation is a crash for libFuzzer.
+#include <memory>
+
 #include "ctf_fuzz_checks.h"
 
 namespace {
@@ -84,10 +86,102 @@ void compare_whole(const Concat<T>& chunks, const ParseResult<T>& whole,
 }
 
 // ---------------------------------------------------------------------------
+// A chunk parsed in pieces (the deserializer's parse on idle cores): the front
+// parser takes pieces [0, m), separate parsers the rest, appended in order; an
+// append that refuses makes the front parser parse the rest itself. The result
+// is the one-shot parse's, issues included.
+
+bool same_issue(const Issue& a, const Issue& b) {
+  return a.code == b.code && a.stream == b.stream && a.offset == b.offset && a.line == b.line &&
+         a.sequence == b.sequence && a.a == b.a && a.b == b.b;
+}
+
+template <typename T>
+void check_pieces(const ParseRequest& req, const std::vector<StreamSpec>& specs,
+                  const ParseResult<T>& whole, Rng& rng) {
+  if (req.count < 2) return;
+  std::vector<size_t> cuts{0};
+  const size_t pieces = 2 + size_t(rng.below(std::min<size_t>(req.count - 1, 5)));
+  for (size_t i = 1; i < pieces; ++i) cuts.push_back(1 + size_t(rng.below(req.count - 1)));
+  cuts.push_back(req.count);
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  const size_t front = 1 + size_t(rng.below(cuts.size() - 1));  // pieces the front parser takes
+  mb::ctf::ParseSettings set;
+  set.main_stream = req.main_stream;
+  set.error_limit = req.error_limit;
+  set.warning_limit = req.warning_limit;
+  set.skip_incomplete = req.skip_incomplete;
+  set.rows_hint = rng.below(64);
+  set.bytes_hint = req.size;
+  set.sequences_hint = req.count;
+  auto feed = [&](mb::ctf::StreamingParser<T>& p, size_t piece) {
+    p.feed(req.data, req.size, req.base_offset, req.sequences + cuts[piece],
+           cuts[piece + 1] - cuts[piece]);
+  };
+  mb::ctf::StreamingParser<T> main(specs, set);
+  for (size_t i = 0; i < front; ++i) feed(main, i);
+  std::vector<std::unique_ptr<mb::ctf::StreamingParser<T>>> later;
+  for (size_t i = front; i + 1 < cuts.size(); ++i) {
+    set.first_sequence = int64_t(cuts[i]);
+    later.push_back(std::make_unique<mb::ctf::StreamingParser<T>>(specs, set));
+    feed(*later.back(), i);
+  }
+  for (size_t i = front; i + 1 < cuts.size() && !main.aborted(); ++i) {
+    CHECK(main.next_sequence() == int64_t(cuts[i]));
+    if (!main.append(*later[i - front])) {
+      for (size_t k = i; k + 1 < cuts.size(); ++k) feed(main, k);
+      break;
+    }
+  }
+  const ParseResult<T> r = main.finish();
+  CHECK(r.aborted == whole.aborted && r.errors == whole.errors);
+  CHECK(r.dense_short == whole.dense_short && r.unknown_inputs == whole.unknown_inputs);
+  CHECK(r.issues.size() == whole.issues.size());
+  for (size_t i = 0; i < r.issues.size(); ++i) CHECK(same_issue(r.issues[i], whole.issues[i]));
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const auto& a = r.streams[k];
+    const auto& b = whole.streams[k];
+    CHECK(a.samples == b.samples);
+    CHECK(same_bits(a.values, b.values));
+    CHECK(same_bits(a.indices32, b.indices32));
+    CHECK(same_bits(a.indices64, b.indices64));
+    CHECK(same_bits(a.indptr, b.indptr));
+    CHECK(same_bits(a.sequence_samples, b.sequence_samples));
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Number scanner against the C library.
 
 template <typename T>
+T c_library_value(const uint8_t* p, const uint8_t* end) {
+  const std::string text(reinterpret_cast<const char*>(p), size_t(end - p));
+  char* stop = nullptr;
+  T expected;
+  if constexpr (sizeof(T) == sizeof(float)) {
+    expected = std::strtof(text.c_str(), &stop);
+  } else {
+    expected = std::strtod(text.c_str(), &stop);
+  }
+  CHECK(stop == text.c_str() + text.size());  // the C library accepts the same text
+  return expected;
+}
+
+// The parser's inlined short-decimal path: where it answers, the C library agrees.
+template <typename T>
+void check_short_decimal_at(const uint8_t* p, const uint8_t* end) {
+  T value{};
+  const uint8_t* stop = mb::ctf::scan_short_decimal<T>(p, end, &value);
+  if (stop == nullptr) return;
+  CHECK(stop > p && stop <= end);
+  const T expected = c_library_value<T>(p, stop);
+  CHECK(std::memcmp(&value, &expected, sizeof(T)) == 0);
+}
+
+template <typename T>
 void check_number_at(const uint8_t* p, const uint8_t* end) {
+  check_short_decimal_at<T>(p, end);
   T value{};
   const mb::ctf::NumberScan scan = mb::ctf::scan_number<T>(p, end, &value);
   CHECK(scan.end >= p && scan.end <= end);
@@ -170,6 +264,7 @@ void run(const uint8_t* data, size_t size, const Options& o) {
       req.skip_incomplete = o.skip_incomplete;
       const ParseResult<T> r = mb::ctf::parse_chunk<T>(req, o.streams);
       check_parse(req, o.streams, r, size);
+      check_pieces(req, o.streams, r, rng);
       if (o.whole_file) concat.add(r);
     }
     if (o.whole_file && n > 0) {

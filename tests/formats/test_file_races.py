@@ -87,11 +87,10 @@ def test_htk_write_between_check_and_read_is_reported(tmp_path: Path, monkeypatc
     from minibatcher.formats.htk import features
 
     v1, v2 = _htk_bytes(tmp_path, 1.0), _htk_bytes(tmp_path, 2.0)
-    d = _htk_reader(tmp_path, v1)
     real = features.backend
 
-    def backend(impl):
-        kernels = real(impl)
+    def backend(impl, **options):  # a reader makes its kernels once, when it is built
+        kernels = real(impl, **options)
         read_frames = kernels.read_frames
 
         def rewritten_then_read(*args):
@@ -102,6 +101,7 @@ def test_htk_write_between_check_and_read_is_reported(tmp_path: Path, monkeypatc
         return kernels
 
     monkeypatch.setattr(features, "backend", backend)
+    d = _htk_reader(tmp_path, v1)
     with pytest.raises(FileChangedError, match=r"a\.htk: the HTK archive changed .*modification "
                                                r"time changed"):
         d.load_chunk(0)

@@ -173,3 +173,24 @@ def test_platforms_without_preadv_read_the_same(tmp_path: Path, monkeypatch, mis
         assert f.read_excerpt(10_994, 11_100) == b"56789\n"
         with pytest.raises(FileChangedError, match="ends at byte 11000 now"):
             f.read(10_990, 11_001)
+
+
+def test_a_file_that_shrank_during_a_read_names_the_bytes_it_lacks(tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """A read that completed before the file shrank (a helper reading ahead) is
+    reported as the short read it would have been a moment later."""
+    import minibatcher.formats.guarded_file as gf
+
+    path = tmp_path / "f.bin"
+    path.write_bytes(bytes(range(200)))
+    read = gf._pread_into
+
+    def read_then_truncate(fd, view, offset):
+        got = read(fd, view, offset)
+        os.truncate(path, 50)
+        return got
+    monkeypatch.setattr(gf, "_pread_into", read_then_truncate)
+    with GuardedFile(path) as f, pytest.raises(FileChangedError) as e:
+        f.read_into(np.empty(100, np.uint8), 60)
+    assert "it ends at byte 50 now, but bytes up to 160 were needed" in str(e.value)
+    assert "size 200 -> 50 bytes" in str(e.value)

@@ -299,7 +299,12 @@ class GuardedFile:
                                      f"{offset + total} were needed"]
                                     + self.identity.differences(now))
             done += got
-        self.check()  # a write that overlapped the read moved the mtime: never mixed data
+        # a write that overlapped the read moved the mtime: never mixed data
+        now = FileIdentity.of(os.fstat(self._fd))
+        if not self.identity.same_contents(now):
+            ends = [f"it ends at byte {now.size} now, but bytes up to {offset + total} were "
+                    "needed"] if now.size < offset + total else []
+            raise self._changed(ends + self.identity.differences(now))
 
     def read_all(self) -> bytes:
         """The whole file (as opened) as ``bytes``, checked after the read.

@@ -5,9 +5,11 @@ Both expose ``build_index(data, skip_sequence_ids, main_alias, progress)`` and
 main_stream, is_double, error_limit, warning_limit, skip_incomplete=False)``,
 ``chunk_starts(offsets, sizes, max_chunk)`` and ``parser(aliases, dims, sparse,
 main_stream, is_double, error_limit, warning_limit, *size_hints,
-skip_incomplete=False)`` (an object
+skip_incomplete=False, first_sequence=0)`` (an object
 with ``feed(data, base_offset, offsets, sizes, rows, lines)``, ``aborted`` and
-``finish()``) with identical results.
+``finish()``; issues count sequences from ``first_sequence``) with identical
+results. The native parser also has ``append(later)``: the parse of a chunk in
+pieces (``pieces.py``).
 
 Example:
     >>> backend("python").build_index(b"|a 1\\n", False, "")["keys"].tolist()
@@ -58,17 +60,28 @@ class _NativeParser:
 
     def __init__(self, aliases: Any, dims: Any, sparse: Any, main_stream: int, is_double: bool,
                  error_limit: int, warning_limit: int, rows_hint: int = 0, bytes_hint: int = 0,
-                 sequences_hint: int = 0, skip_incomplete: bool = False) -> None:
+                 sequences_hint: int = 0, skip_incomplete: bool = False,
+                 first_sequence: int = 0) -> None:
         from ... import _native as n
 
         cls = n.CtfParserDouble if is_double else n.CtfParserFloat
         self._parser = cls(list(aliases), [int(d) for d in dims], [bool(s) for s in sparse],
                            int(main_stream), int(error_limit), int(warning_limit), int(rows_hint),
-                           int(bytes_hint), int(sequences_hint), bool(skip_incomplete))
+                           int(bytes_hint), int(sequences_hint), bool(skip_incomplete),
+                           int(first_sequence))
 
     @property
     def aborted(self) -> bool:
         return self._parser.aborted
+
+    @property
+    def next_sequence(self) -> int:
+        return self._parser.next_sequence
+
+    def append(self, later: "_NativeParser") -> bool:
+        """Appends what ``later`` parsed (the sequences right after this
+        parser's); False, changing nothing, when that would not be exact."""
+        return self._parser.append(later._parser)
 
     def feed(self, data: Any, base_offset: int, *spans: Any) -> None:
         arrays = [np.ascontiguousarray(a, dtype=np.int64) for a in spans]

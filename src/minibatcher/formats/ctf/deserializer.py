@@ -31,6 +31,7 @@ from .backend import IMPLEMENTATIONS, backend
 from .diagnostics import CTFDiagnostics, CTFStats
 from .index import CTFIndex, index_file
 from .index_cache import load_index, save_index
+from .pieces import PieceHelpers, piece_bounds
 
 DEFAULT_CHUNK_SIZE = 32 << 20
 READ_BLOCK = 1 << 20  # a chunk is read and parsed in blocks of about this many bytes
@@ -131,6 +132,7 @@ class CTFDeserializer(Deserializer):
             backend(impl)  # raises the error listing the valid values
         self._impl, self._skip_ids, self._cache = impl, bool(skip_sequence_ids), bool(cache_index)
         self._kept = KeptChunks(keep_data_in_memory)
+        self._helpers = PieceHelpers()
         self._skip_incomplete = check_bool("skip_incomplete_sequences", skip_incomplete_sequences)
         self._tracer = Tracer(trace_level)
         self._budget = ErrorBudget(max_errors, str(self.path))
@@ -243,26 +245,67 @@ class CTFDeserializer(Deserializer):
     def _parse_chunk(self, chunk_id: int) -> ChunkData:
         self._file.check()
         first, stop = int(self._chunk_starts[chunk_id]), int(self._chunk_starts[chunk_id + 1])
-        idx = self._index
-        ends = idx.offsets[first:stop].astype(np.int64) + idx.sizes[first:stop]
-        parser = backend(self._impl).parser(
-            self._aliases, [sd.dim for sd in self._defs.values()],
-            [sd.is_sparse for sd in self._defs.values()], self._main, self._dtype is np.float64,
-            self._diag.error_limit(chunk_id), 64, int(idx.rows[first:stop].sum()),
-            int(ends[-1] - idx.offsets[first]), stop - first,
-            skip_incomplete=self._skip_incomplete)
-        for lo, hi in _blocks(idx.offsets[first:stop].astype(np.int64), ends, READ_BLOCK):
-            start = int(idx.offsets[first + lo])
-            parser.feed(self._file.read(start, int(ends[hi - 1])), start,
-                        idx.offsets[first + lo:first + hi] - start, idx.sizes[first + lo:first + hi],
-                        idx.rows[first + lo:first + hi], idx.lines[first + lo:first + hi])
-            if parser.aborted:
-                break
-        out = parser.finish()
+        out = self._parse(chunk_id, first, stop)
         self._file.check()  # changed while it was read: discard, never mix versions
         skipped = self._diag.process(chunk_id, first, out)
         return ChunkData(tuple(self._stream_chunk(sd, s) for sd, s in zip(self._defs.values(),
                                                                          out["streams"])), skipped)
+
+    def _parse(self, chunk_id: int, first: int, stop: int) -> dict[str, Any]:
+        """The parse of sequences ``[first, stop)``: natively in pieces on idle
+        cores (``pieces.py``); what a helper parsed is kept only when appending
+        it is exact, else this thread parses it again."""
+        idx = self._index
+        offsets = idx.offsets[first:stop].astype(np.int64)
+        bounds = [0, stop - first]
+        if self._impl == "native":
+            bounds = piece_bounds(offsets, offsets + idx.sizes[first:stop], self._helpers.cpus)
+        main = self._parser(chunk_id, first, stop, first)
+        if len(bounds) == 2:
+            self._feed(main, first, stop)
+            return main.finish()
+
+        def piece(j: int, into: Any) -> Any:
+            self._feed(into, first + bounds[j], first + bounds[j + 1])
+            return into
+
+        helped = self._helpers.run(
+            len(bounds) - 1, lambda i: not piece(i, main).aborted,
+            lambda j: piece(j, self._parser(chunk_id, first + bounds[j], first + bounds[j + 1],
+                                            first)))
+        for j, part in helped:
+            if main.aborted:
+                break
+            if isinstance(part, Exception) or not main.append(part):
+                for k in range(j, len(bounds) - 1):  # this thread parses the rest itself
+                    piece(k, main)
+                break
+        return main.finish()
+
+    def _parser(self, chunk_id: int, first: int, stop: int, chunk_first: int) -> Any:
+        """A parser of sequences ``[first, stop)``, which begin at ``first - chunk_first``
+        of the chunk (size hints for ``[first, stop)``)."""
+        idx = self._index
+        last = stop - 1
+        return backend(self._impl).parser(
+            self._aliases, [sd.dim for sd in self._defs.values()],
+            [sd.is_sparse for sd in self._defs.values()], self._main, self._dtype is np.float64,
+            self._diag.error_limit(chunk_id), 64, int(idx.rows[first:stop].sum()),
+            int(idx.offsets[last]) + int(idx.sizes[last]) - int(idx.offsets[first]), stop - first,
+            skip_incomplete=self._skip_incomplete, first_sequence=first - chunk_first)
+
+    def _feed(self, parser: Any, first: int, stop: int) -> None:
+        """Feeds sequences ``[first, stop)`` to ``parser`` in blocks of about ``READ_BLOCK``."""
+        idx = self._index
+        offsets = idx.offsets[first:stop].astype(np.int64)
+        for lo, hi in _blocks(offsets, offsets + idx.sizes[first:stop], READ_BLOCK):
+            start = int(offsets[lo])
+            end = int(offsets[hi - 1]) + int(idx.sizes[first + hi - 1])
+            parser.feed(self._file.read(start, end), start, offsets[lo:hi] - start,
+                        idx.sizes[first + lo:first + hi], idx.rows[first + lo:first + hi],
+                        idx.lines[first + lo:first + hi])
+            if parser.aborted:
+                break
 
     @staticmethod
     def _stream_chunk(sd: StreamDef, s: dict[str, Any]) -> StreamChunk:

@@ -21,11 +21,12 @@ import numpy as np
 
 from ...errors import ConfigError, FormatError
 from ..guarded_file import GuardedFile
+from ..read_ahead import line_blocks_ahead
 from .backend import backend
 from .issues import excerpt
 from .reference_index import IndexStatus
 
-INDEX_BLOCK = 1 << 20  # bytes read per block while indexing (still in cache when scanned)
+INDEX_BLOCK = 1 << 20  # bytes read per block while indexing (read ahead by a helper thread)
 ARRAY_FIELDS = ("keys", "offsets", "sizes", "rows", "lines", "dropped_offsets", "dropped_lines")
 _SIGNED = (np.int8, np.int16, np.int32, np.int64)
 _UNSIGNED = (np.uint8, np.uint16, np.uint32, np.uint64)
@@ -184,7 +185,7 @@ def _native_blocks(file: GuardedFile, skip_sequence_ids: bool, main_alias: str, 
     from ... import _native
 
     indexer = _native.CtfIndexer(bool(skip_sequence_ids), main_alias)
-    for offset, block in file.line_blocks(block_size):
+    for offset, block in line_blocks_ahead(file, block_size):
         end = offset + len(block)
         consumed = indexer.feed(block, offset, end == file.size)
         if indexer.status != IndexStatus.OK:

@@ -302,12 +302,12 @@ class ReferenceParser:
     def __init__(self, aliases: Sequence[str], dims: Sequence[int], sparse: Sequence[bool],
                  main_stream: int, is_double: bool, error_limit: int, warning_limit: int,
                  *_size_hints: int,  # size hints only matter to the native parser
-                 skip_incomplete: bool = False) -> None:
+                 skip_incomplete: bool = False, first_sequence: int = 0) -> None:
         self.dtype = np.float64 if is_double else np.float32
         streams = [_Stream(a, int(d), bool(s)) for a, d, s in zip(aliases, dims, sparse)]
         self._parser = _Parser(b"", 0, streams, (int(error_limit), int(warning_limit)), self.dtype,
                                bool(skip_incomplete))
-        self._main, self._sequence = int(main_stream), 0
+        self._main, self._sequence = int(main_stream), int(first_sequence)
 
     @property
     def aborted(self) -> bool:

@@ -5,6 +5,12 @@ label_dim)``, ``read_headers(fds, sizes, verify_crc)`` and
 ``read_frames(fds, header_of, first, count, data_start, available,
 sample_size, kind, swap, a, b, dim, is_double)`` with identical results.
 
+The native ``read_frames`` allocates its output (a chunk's frames) from a pool of
+mapped blocks that belongs to the kernels ``backend`` returned: a reader makes its
+kernels once, so a chunk it drops leaves its pages for the next one, and the
+memory goes back to the system when the reader and its chunks are gone
+(docs/design/htk-context-and-frames.md).
+
 Example:
     >>> backend("python").parse_scp(b"x.htk\\n", "", "")["paths"]
     [b'x.htk']
@@ -29,15 +35,19 @@ def _bytes(data: Any) -> np.ndarray:
     return np.frombuffer(data, dtype=np.uint8)
 
 
-def _native() -> SimpleNamespace:
+def _native(keep: int) -> SimpleNamespace:
     from ... import _native as n
+
+    pool = n.BufferPool(keep)
 
     def read_frames(fds: Any, header_of: Any, first: Any, count: Any, data_start: Any,
                     available: Any, sample_size: Any, kind: Any, swap: Any, a: list, b: list,
                     dim: int, is_double: bool) -> Any:
         i64 = [np.ascontiguousarray(x, dtype=np.int64)
                for x in (fds, header_of, first, count, data_start, available)]
-        out = np.empty(int(i64[3].sum()) * int(dim), dtype=np.float64 if is_double else np.float32)
+        # mapped, from the pool: a dropped chunk's pages serve the next chunk or go back to
+        # the system (never into glibc's heap, where later small blocks would pin them)
+        out = pool.empty(int(i64[3].sum()) * int(dim), "float64" if is_double else "float32")
         failure = n.htk_read_frames(*i64, np.ascontiguousarray(sample_size, dtype=np.int32),
                                     np.ascontiguousarray(kind, dtype=np.int32),
                                     np.ascontiguousarray(swap, dtype=np.uint8),
@@ -74,17 +84,27 @@ def _python() -> SimpleNamespace:
                            read_frames=read_frames)
 
 
-def backend(impl: str) -> SimpleNamespace:
+def backend(impl: str, *, keep: int = 0) -> SimpleNamespace:
     """The kernels of ``impl`` (``"native"`` or ``"python"``).
 
+    ``keep``: how many freed chunk arrays of ``read_frames`` the native kernels keep
+    mapped for their next calls (0: each is unmapped when dropped); the Python
+    reference allocates with NumPy and ignores it.
+
     Example:
+        >>> backend("native", keep=2).parse_scp(b"x.htk\\n", "", "")["paths"]
+        [b'x.htk']
+        >>> backend("native", keep=9)
+        Traceback (most recent call last):
+        ...
+        ValueError: keep should be in [0, 8], but got keep=9
         >>> backend("cobol")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
         minibatcher.errors.ConfigError: impl should be one of 'native', 'python', but got ...
     """
     if impl == "native":
-        return _native()
+        return _native(keep)
     if impl == "python":
         return _python()
     valid = ", ".join(repr(i) for i in IMPLEMENTATIONS)

@@ -21,13 +21,14 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from ... import exit_guard
 from ...args import precision_of
 from ...deserializer import (ChunkData, ContextWindow, Deserializer, KeptChunks, SequenceTable,
                              StreamChunk, check_sequence_index)
 from ...errors import FileChangedError, FormatError
 from ...streams import StreamDef, StreamInformation
 from .archives import Archives
-from .backend import IMPLEMENTATIONS, backend
+from .backend import backend
 from .chunking import DEFAULT_CHUNK_FRAMES, check_join, chunk_starts_by_frames
 from .codes import COMPRESSED, FESTREAM, HAS_CRC, HeaderIssue, ReadFailure
 from .diagnostics import Diagnostics, HTKStats, NothingToRead
@@ -37,6 +38,10 @@ from .scp import ScpRows, load_scp
 from .window import FeatureDimError, feature_window  # noqa: F401  (re-exported)
 
 _COMPRESSED_OR_CRC = COMPRESSED | HAS_CRC
+# Freed chunk arrays the native reader keeps mapped for its next chunks (backend's ``keep``):
+# reusing their pages saves a page fault per 4 KiB. A kept array stands in for a dropped chunk
+# (a chunk it does not fit unmaps it first), so peak memory stays that of the live chunks.
+KEPT_CHUNK_ARRAYS = 2
 
 
 class HTKFeatureDeserializer(Deserializer):
@@ -68,8 +73,8 @@ class HTKFeatureDeserializer(Deserializer):
                  keep_data_in_memory: bool = False, impl: str = "native",
                  on_error: Callable[[str], object] | None = None) -> None:
         self._name, self._sd = single_stream(streams, "scp", "HTKFeatureDeserializer")
-        if impl not in IMPLEMENTATIONS:
-            backend(impl)
+        # its own kernels: read_frames' pool of mapped chunk arrays serves this reader alone
+        self._kernels = backend(impl, keep=KEPT_CHUNK_ARRAYS)  # a bad impl: the valid ones
         self._impl, self._dtype = impl, precision_of(precision)
         self._kept = KeptChunks(keep_data_in_memory)
         self._scp = [os.fspath(p) for p in self._sd.scp]
@@ -83,6 +88,13 @@ class HTKFeatureDeserializer(Deserializer):
         self._dim, self._left, self._right = self._window()
         self._chunk_starts = chunk_starts_by_frames(self._count, chunk_frames)
         self._chunk_frames = int(chunk_frames)
+        exit_guard.release_at_exit(self, HTKFeatureDeserializer._release_native)
+
+    def _release_native(self) -> None:
+        """At interpreter exit (a daemon thread may still hold this reader): drops the kernels
+        and their pool of chunk arrays, so that no native object outlives the interpreter (see
+        :mod:`minibatcher.exit_guard`); the chunks still alive keep their blocks."""
+        self._kernels = None
 
     # -- indexing -------------------------------------------------------------------------------
 
@@ -338,7 +350,7 @@ class HTKFeatureDeserializer(Deserializer):
         used, local = np.unique(a.header_of[files], return_inverse=True)
         with a.open_files(np.unique(files).tolist()) as fds:
             fd = np.array([fds[int(f)] for f in files.tolist()], dtype=np.int64)
-            out = backend(self._impl).read_frames(
+            out = self._kernels.read_frames(
                 fd, local.reshape(-1), self._first[lo:hi], self._count[lo:hi],
                 *(h[k][used] for k in ("data_start", "available", "sample_size", "kind", "swap")),
                 [h["a"][u] for u in used.tolist()], [h["b"][u] for u in used.tolist()],

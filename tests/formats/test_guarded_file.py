@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from minibatcher.errors import ConfigError, FileChangedError, NotARegularFileError
 from minibatcher.formats.guarded_file import FileIdentity, GuardedFile
+from minibatcher.formats.read_ahead import line_blocks
 
 
 def test_reads_byte_ranges_into_a_reused_buffer(tmp_path: Path) -> None:
@@ -148,7 +149,7 @@ def test_line_blocks_split_after_newlines_and_cover_the_file(tmp_path_factory, l
     p = tmp_path_factory.mktemp("lb") / "f"
     p.write_bytes(data)
     with GuardedFile(p) as f:
-        parts = [(offset, bytes(view)) for offset, view in f.line_blocks(block)]
+        parts = [(offset, bytes(view)) for offset, view in line_blocks(f, block)]
     assert b"".join(b for _, b in parts) == data
     at = 0
     for i, (offset, chunk) in enumerate(parts):
@@ -169,7 +170,7 @@ def test_platforms_without_preadv_read_the_same(tmp_path: Path, monkeypatch, mis
             if hasattr(os, name):
                 monkeypatch.delattr(os, name)
         assert bytes(f.read(5, 27)) == (b"0123456789\n" * 3)[5:27]
-        assert [o for o, _ in f.line_blocks(100)][:3] == [0, 99, 198]
+        assert [o for o, _ in line_blocks(f, 100)][:3] == [0, 99, 198]
         assert f.read_excerpt(10_994, 11_100) == b"56789\n"
         with pytest.raises(FileChangedError, match="ends at byte 11000 now"):
             f.read(10_990, 11_001)

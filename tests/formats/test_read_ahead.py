@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from minibatcher import FileChangedError
 from minibatcher.formats.guarded_file import GuardedFile
-from minibatcher.formats.read_ahead import line_blocks_ahead
+from minibatcher.formats.read_ahead import line_blocks, line_blocks_ahead
 
 _lines = st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=40)
 
@@ -26,7 +26,7 @@ def test_the_blocks_are_whole_lines_in_order(tmp_path_factory, lines, newline_at
     with GuardedFile(path) as f:
         got = [(o, bytes(b)) for o, b in line_blocks_ahead(f, block)]
         if max(map(len, data.split(b"\n"))) < block:  # no long line: the very same blocks
-            assert got == [(o, bytes(b)) for o, b in f.line_blocks(block)]
+            assert got == [(o, bytes(b)) for o, b in line_blocks(f, block)]
     assert b"".join(b for _, b in got) == data
     assert [o for o, _ in got] == [sum(len(b) for _, b in got[:i]) for i in range(len(got))]
     assert all(b.endswith(b"\n") and b for _, b in got[:-1])

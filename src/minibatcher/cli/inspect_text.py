@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..formats.guarded_file import GuardedFile
+from ..formats.read_ahead import line_blocks
 from . import common
 from .inspect_ctf import histogram
 from .problems import Problems
@@ -64,7 +65,7 @@ def collect_text(path: Path, problems: Problems | None = None) -> dict[str, Any]
     with GuardedFile(path, what="text file") as f:
         size = f.size
         with common.progress_bar(size, "scan", enabled=size > common.LARGE_FILE) as update:
-            for offset, block in f.line_blocks(_BLOCK):
+            for offset, block in line_blocks(f, _BLOCK):
                 line += _scan_block(bytes(block), offset, line, problems, tokens, lengths, path)
                 update(offset + len(block))
         f.check()

@@ -24,7 +24,6 @@ API:
   ``.read_into(buffer, offset)``, ``.read_all()``: checked after the read;
   a short read (the file shrank) is a ``FileChangedError`` too.
 * ``.read_excerpt(start, stop)``: best effort bytes for messages, never raises.
-* ``.line_blocks(block_size)``: ``(offset, view)`` blocks of whole lines.
 * ``.ends_digest()``, ``.fingerprint(content=None)``: the checkpoint identity
   (:mod:`minibatcher.formats.file_digest`).
 * ``.close()`` / context manager; pickling reopens the path and verifies the identity.
@@ -35,8 +34,8 @@ Example:
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "f.txt"; _ = p.write_bytes(b"ab\\ncd\\nef")
     >>> with GuardedFile(p) as f:
-    ...     bytes(f.read(1, 4)), f.size, [(o, bytes(b)) for o, b in f.line_blocks(4)]
-    (b'b\\nc', 8, [(0, b'ab\\n'), (3, b'cd\\n'), (6, b'ef')])
+    ...     bytes(f.read(1, 4)), f.size, f.read_all()
+    (b'b\\nc', 8, b'ab\\ncd\\nef')
 """
 
 from __future__ import annotations
@@ -47,7 +46,7 @@ import stat
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -61,8 +60,6 @@ __all__ = ["FileIdentity", "GuardedFile", "check_regular", "decode_text", "file_
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
           (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
-_NEWLINE = 0x0A
-_SCAN = 1 << 12
 
 
 @dataclass(frozen=True)
@@ -190,18 +187,6 @@ def _pread_into(fd: int, view: memoryview, offset: int) -> int:
         return f.readinto(view) or 0
 
 
-def _last_newline(view: np.ndarray) -> int:
-    """Index of the last ``'\\n'`` in ``view``, or -1 (scans backwards in growing steps)."""
-    hi, step = len(view), _SCAN
-    while hi > 0:
-        lo = max(0, hi - step)
-        hits = np.flatnonzero(view[lo:hi] == _NEWLINE)
-        if len(hits):
-            return lo + int(hits[-1])
-        hi, step = lo, min(step * 2, 1 << 20)
-    return -1
-
-
 class GuardedFile:
     """A regular file read by byte range with ``pread``; see the module docstring.
 
@@ -245,13 +230,16 @@ class GuardedFile:
         """The open descriptor (for ``os.pread`` or native readers)."""
         return self._fd
 
-    def check(self) -> None:
+    def check(self, needed: int | None = None) -> None:
         """Raises :class:`FileChangedError` when the open file's size or
         modification time changed since it was opened (see
-        :meth:`FileIdentity.same_contents`)."""
+        :meth:`FileIdentity.same_contents`); the message says where the file
+        ends now if that is before ``needed`` (the end of a read)."""
         now = FileIdentity.of(os.fstat(self._fd))
         if not self.identity.same_contents(now):
-            raise self._changed(self.identity.differences(now))
+            ends = [f"it ends at byte {now.size} now, but bytes up to {needed} were needed"] \
+                if needed is not None and now.size < needed else []
+            raise self._changed(ends + self.identity.differences(now))
 
     def _changed(self, what: list[str]) -> FileChangedError:
         return FileChangedError(
@@ -294,17 +282,13 @@ class GuardedFile:
         while done < total:
             got = _pread_into(self._fd, view[done:], offset + done)
             if got == 0:
-                now = FileIdentity.of(os.fstat(self._fd))
-                raise self._changed([f"it ends at byte {now.size} now, but bytes up to "
-                                     f"{offset + total} were needed"]
-                                    + self.identity.differences(now))
+                break  # the file ends early: it changed (checked below)
             done += got
         # a write that overlapped the read moved the mtime: never mixed data
-        now = FileIdentity.of(os.fstat(self._fd))
-        if not self.identity.same_contents(now):
-            ends = [f"it ends at byte {now.size} now, but bytes up to {offset + total} were "
-                    "needed"] if now.size < offset + total else []
-            raise self._changed(ends + self.identity.differences(now))
+        self.check(needed=offset + total)
+        if done < total:  # read past the end, the size and time unchanged
+            raise self._changed([f"it ends at byte {offset + done} now, but bytes up to "
+                                 f"{offset + total} were needed"])
 
     def read_all(self) -> bytes:
         """The whole file (as opened) as ``bytes``, checked after the read.
@@ -351,27 +335,6 @@ class GuardedFile:
             return bytes(buffer[:_pread_into(self._fd, memoryview(buffer), start)])
         except OSError:
             return b""
-
-    def line_blocks(self, block_size: int = 1 << 20, start: int = 0) -> Iterator[tuple[int, np.ndarray]]:
-        """Yields ``(file offset, bytes)`` of consecutive blocks of whole lines
-        of about ``block_size`` bytes from ``start`` to the size at open (a line
-        longer than a block comes whole). Each view is valid until the next one.
-        About 1 MiB is fastest: the block is still in the CPU cache when it is
-        scanned after the copy."""
-        buffer = np.empty(max(1, int(block_size)), dtype=np.uint8)
-        pos, have, size = int(start), 0, self.size
-        while pos + have < size or have:
-            want = min(len(buffer) - have, size - pos - have)
-            if want > 0:
-                self.read_into(buffer[have:have + want], pos + have)
-                have += want
-            cut = have if pos + have >= size else _last_newline(buffer[:have]) + 1
-            if cut == 0:  # a line longer than the buffer
-                buffer = np.concatenate([buffer, np.empty(len(buffer), dtype=np.uint8)])
-                continue
-            yield pos, buffer[:cut]
-            buffer[:have - cut] = buffer[cut:have]
-            pos, have = pos + cut, have - cut
 
     # -- life cycle -----------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ import numpy as np
 from ...args import check_int
 from ...errors import ConfigError
 from ..guarded_file import GuardedFile
+from ..read_ahead import line_blocks
 
 __all__ = ["MAX_NAMES", "StreamSurvey", "merge_surveys", "survey", "survey_blocks", "survey_file"]
 
@@ -297,7 +298,7 @@ def survey_file(file: GuardedFile, *, block_size: int = 1 << 20, impl: str = "na
         [('a', 3), ('b', 3)]
     """
     parts = []
-    for offset, block in file.line_blocks(block_size):
+    for offset, block in line_blocks(file, block_size):
         parts.append(survey(block, impl))
         if progress is not None:
             progress(offset + len(block))

@@ -15,7 +15,6 @@ Example:
 
 from __future__ import annotations
 
-import struct
 from typing import Any, Mapping
 
 import numpy as np
@@ -112,7 +111,8 @@ def parse_entries(record: bytes, positions: dict[bytes | str, int] | None = None
 
 
 def list_values(buf: bytes, spans: list[tuple[int, int]], kind: int) -> list[Any]:
-    """The values of a feature's list messages (kind BYTES, FLOAT or INT64)."""
+    """The values of a feature's list messages (kind BYTES, FLOAT or INT64); floats
+    are ``np.float32`` scalars, bit for bit (a Python float would quiet a signaling NaN)."""
     out: list[Any] = []
     for s, e in spans:
         for field, wire, a, b, v in _fields(buf, s, e):
@@ -123,9 +123,9 @@ def list_values(buf: bytes, spans: list[tuple[int, int]], kind: int) -> list[Any
             elif kind == FLOAT and wire == 2:
                 if (b - a) % 4:
                     raise WireError("packed floats are not a multiple of 4 bytes")
-                out.extend(struct.unpack_from(f"<{(b - a) // 4}f", buf, a))
+                out.extend(np.frombuffer(buf, "<f4", (b - a) // 4, a))
             elif kind == FLOAT and wire == 5:
-                out.append(struct.unpack_from("<f", buf, a)[0])
+                out.append(np.frombuffer(buf, "<f4", 1, a)[0])
             elif kind == INT64 and wire == 2:
                 i = a
                 while i < b:

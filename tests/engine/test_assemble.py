@@ -207,3 +207,25 @@ def test_bad_requests_are_errors_not_reads_out_of_bounds():
         registry.add(2, [(o, chunks[0]["context"], None, None, (1, 1, o[:-1]))])
     with pytest.raises(ValueError, match="should not decrease"):
         registry.add(2, [(o[::-1].copy(), chunks[0]["dense"], None, None, None)])
+
+
+@pytest.mark.parametrize("dim", [784, 1000, 1023, 1025, 3000])
+def test_large_rows_crossing_pages_at_every_alignment_are_gathered_whole(dim):
+    """Rows of 3-12 KiB (the gather also touches the first line of a row's next page ahead of
+    the copy) at random positions of chunks whose rows start at every offset within a page."""
+    rng = np.random.default_rng(dim)
+    chunks, starts = [], [0]
+    for shift in (0, 1, 7):  # rows start 4, 28 bytes after a page-aligned start, or aligned
+        rows = rng.standard_normal((300 + shift, dim)).astype(np.float32)
+        chunks.append(rows[shift:])  # a view: its rows start `shift * dim * 4` bytes in
+        starts.append(starts[-1] + len(rows) - shift)
+    registry = _native.ChunkRegistry()
+    for c, rows in enumerate(chunks):
+        offsets = np.arange(len(rows) + 1, dtype=np.int64)  # one sample per sequence
+        registry.add(c, [(offsets, rows, None, None, None)], [])
+    sequences = rng.permutation(starts[-1])[:257].astype(np.int64)
+    _, ids, _, streams = registry.assemble(np.asarray(starts, np.int64), sequences,
+                                           [(dim * 4, False, False, True, True)], None)
+    where, values = streams[0][:2]
+    want = np.concatenate(chunks)[sequences]
+    assert where == 0 and np.array_equal(values.view(np.float32).reshape(-1, dim), want)

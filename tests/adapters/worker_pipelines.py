@@ -38,3 +38,18 @@ def arrays(n: int = 60) -> tfdata.Dataset:
                 "strided": grid[:, ::3], "k": i}
 
     return tfdata.Dataset.range(n).map(element)
+
+
+def churn(i):
+    """Grows the heap by 200 arrays of 16 KiB (each under glibc's mmap
+    threshold) and frees them: 3.2 MB that glibc's default trim threshold hands
+    back to the system at every call. Returns ``200 * i``."""
+    import numpy as np
+
+    parts = [np.full(2048, int(i), np.float64) for _ in range(200)]
+    return np.int64(sum(int(p[0]) for p in parts))
+
+
+def churning(n: int = 40) -> tfdata.Dataset:
+    """``churn`` over ``range(n)``, one element per call."""
+    return tfdata.Dataset.range(n).map(churn)

@@ -6,7 +6,7 @@
 // The pool is shared (std::shared_ptr) by its Python object and every array it handed out, so
 // an array outliving its reader still has a pool to go back to. Arrays under
 // mb::kMmapThreshold bytes come from numpy.empty: the heap reuses small blocks cheaply, and
-// one never pins much.
+// one never pins much. pooled_bytes (pooled.h) lends such blocks to the engine's outputs.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -17,6 +17,7 @@
 
 #include "../common/buffer.h"
 #include "../common/buffer_pool.h"
+#include "pooled.h"
 #include "util.h"
 
 namespace nb = nanobind;
@@ -83,6 +84,22 @@ nb::object empty(const PoolHandle& self, int64_t count, const std::string& dtype
 }
 
 }  // namespace
+
+nb::object mb::bindings::pooled_bytes(Pool pool, mb::BufferPool::Block block, size_t bytes) {
+  std::unique_ptr<PooledBlock> held;
+  nb::capsule owner;
+  try {
+    held = std::make_unique<PooledBlock>(PooledBlock{block, pool});
+    owner = nb::capsule(held.get(), &give_back);
+  } catch (...) {
+    mb::BufferPool::free(pool->give(block));
+    throw;
+  }
+  held.release();  // the capsule owns it
+  size_t shape[1] = {bytes};
+  return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(static_cast<uint8_t*>(block.data), 1, shape,
+                                                      owner).cast();
+}
 
 void bind_buffer_pool(nb::module_& m) {
   nb::class_<PoolHandle>(m, "BufferPool")

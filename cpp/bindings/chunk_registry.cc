@@ -3,7 +3,9 @@
 // ones, gathers every stream and lays it out, the GIL released; it costs the
 // same whatever the number of chunks in the window. The registry keeps a
 // reference to every array it points into; the kernels are those of
-// cpp/engine/assemble.h.
+// cpp/engine/assemble.h. Large dense outputs come from the registry's pool of
+// mapped blocks (keep: how many dropped ones wait for the next minibatch), so a
+// minibatch reuses the resident pages of one its consumer dropped.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -21,8 +23,10 @@
 #include <vector>
 
 #include "../common/buffer.h"
+#include "../common/buffer_pool.h"
 #include "../engine/assemble.h"
 #include "../engine/select.h"
+#include "pooled.h"
 #include "util.h"
 
 namespace nb = nanobind;
@@ -126,12 +130,18 @@ nb::object layout_tuple(mb::engine::StreamResult& r) {
 }
 
 // Per stream: (where, values, indices, indptr, lengths, first or offset, bytes, layout), where
-// 0: values is a new array (or CSR values with indices and indptr), 1: rows first.. of the
-// first chunk, 2: `bytes` bytes at `offset` of the caller's buffer.
-nb::object stream_tuple(mb::engine::StreamResult& r) {
+// 0: values is a new array (or CSR values with indices and indptr; dense values may lie in a
+// block of `pool`), 1: rows first.. of the first chunk, 2: `bytes` bytes at `offset` of the
+// caller's buffer.
+nb::object stream_tuple(mb::engine::StreamResult& r, const std::shared_ptr<mb::BufferPool>& pool) {
   using mb::engine::StreamResult;
   nb::object values = nb::none(), indices = nb::none(), indptr = nb::none();
   if (r.where == StreamResult::kNew) values = owned_numpy(std::move(r.values));
+  if (r.where == StreamResult::kPooled) {
+    const size_t bytes = r.pooled.bytes();
+    values = mb::bindings::pooled_bytes(pool, r.pooled.release(), bytes);
+    r.where = StreamResult::kNew;
+  }
   if (!r.indptr.empty()) {
     indices = owned_numpy(std::move(r.indices));
     indptr = owned_numpy(std::move(r.indptr));
@@ -143,6 +153,13 @@ nb::object stream_tuple(mb::engine::StreamResult& r) {
 
 class ChunkRegistry {
  public:
+  explicit ChunkRegistry(int64_t keep) {
+    check(keep >= 0 && keep <= int64_t(mb::BufferPool::kMaxKeep),
+          "keep should be in [0, " + std::to_string(mb::BufferPool::kMaxKeep) +
+              "], but got keep=" + std::to_string(keep));
+    pool_ = std::make_shared<mb::BufferPool>(size_t(keep));
+  }
+
   void add(int64_t chunk, const std::vector<StreamTuple>& streams,
            const std::vector<int64_t>& skipped) {
     auto c = std::make_shared<Chunk>();
@@ -191,14 +208,14 @@ class ChunkRegistry {
 
  private:
   // Every stream of the picks, the GIL released; one tuple per stream (stream_tuple).
-  static nb::list gather(const Picked& picked, size_t source_count,
-                         const std::vector<SpecTuple>& specs, const mb::engine::PickList& picks,
-                         std::optional<OutBytes>& out) {
+  nb::list gather(const Picked& picked, size_t source_count, const std::vector<SpecTuple>& specs,
+                  const mb::engine::PickList& picks, std::optional<OutBytes>& out) const {
     std::vector<mb::engine::StreamSpec> kernel_specs;
     for (const auto& [item, sparse, frames, layout, gather] : specs) {
       kernel_specs.push_back({item, sparse, frames, layout, gather});
     }
-    mb::engine::OutArena arena{out ? out->data() : nullptr, out ? out->shape(0) : 0, 0};
+    mb::engine::OutArena arena{out ? out->data() : nullptr, out ? out->shape(0) : 0, 0,
+                               pool_.get()};
     std::vector<mb::engine::StreamResult> results;
     mb::engine::AssembleStatus status;
     {
@@ -208,7 +225,7 @@ class ChunkRegistry {
     }
     check(status == mb::engine::AssembleStatus::kOk, status_message(status));
     nb::list streams;
-    for (auto& r : results) streams.append(stream_tuple(r));
+    for (auto& r : results) streams.append(stream_tuple(r, pool_));
     return streams;
   }
 
@@ -270,13 +287,15 @@ class ChunkRegistry {
   }
 
   std::unordered_map<int64_t, std::shared_ptr<const Chunk>> chunks_;
+  std::shared_ptr<mb::BufferPool> pool_;  // shared with the arrays it lent
 };
 
 }  // namespace
 
 void bind_chunk_registry(nb::module_& m) {
   nb::class_<ChunkRegistry>(m, "ChunkRegistry")
-      .def(nb::init<>())
+      .def(nb::init<int64_t>(), "keep"_a = 3,
+           "keep: large dense outputs of dropped minibatches kept for the next ones (0-8)")
       .def("add", &ChunkRegistry::add, "chunk"_a, "streams"_a, "skipped"_a = std::vector<int64_t>(),
            "Registers a loaded chunk: per stream (offsets int64, values, indices or None, indptr "
            "int64 or None, (left, right, bounds int64) or None), all C-contiguous; the "

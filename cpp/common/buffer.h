@@ -86,6 +86,8 @@ using Buffer = std::vector<T, BufferAllocator<T>>;
 // Per-minibatch outputs (gathers): allocated and freed once per minibatch, mostly with the
 // same size, so the heap hands the same block back; mapped memory would be faulted in page
 // by page every time (about 1 ms for the 7 MB of a 4096-frame HTK minibatch with context).
+// The engine's large dense outputs come from a pool instead (engine/assemble.h, OutArena):
+// glibc maps or trims blocks of that size once chunks no longer raise its thresholds.
 template <typename T>
 using HeapBuffer = std::vector<T, BufferAllocator<T, false>>;
 

@@ -1,4 +1,5 @@
-// Mapped blocks that are reused: a reader's chunk-sized arrays.
+// Mapped blocks that are reused: a reader's chunk-sized arrays, and the engine's large dense
+// minibatch outputs (one pool per chunk registry, that is per MinibatchSource).
 //
 // Memory from mmap goes back to the system when it is unmapped, where glibc keeps freed heap
 // blocks under later small ones once its dynamic mmap threshold has risen (a reader's resident
@@ -131,6 +132,47 @@ class BufferPool {
   const size_t keep_;
   std::array<std::atomic<void*>, kMaxKeep> slots_{};
   std::atomic<size_t> next_{0};  // the slot a give() to a full pool replaces
+};
+
+// A block lent by a pool for `bytes` bytes: given back (and unmapped when the pool does not keep
+// it) when destroyed, unless release()d first. Move-only; an empty one holds nothing.
+class LentBlock {
+ public:
+  LentBlock() = default;
+  LentBlock(BufferPool* pool, size_t bytes) : pool_(pool), block_(pool->take(bytes)), bytes_(bytes) {}
+  LentBlock(LentBlock&& other) noexcept
+      : pool_(other.pool_), block_(other.release()), bytes_(other.bytes_) {}
+  LentBlock& operator=(LentBlock&& other) noexcept {
+    if (this != &other) {
+      reset();
+      pool_ = other.pool_;
+      bytes_ = other.bytes_;
+      block_ = other.release();
+    }
+    return *this;
+  }
+  LentBlock(const LentBlock&) = delete;
+  LentBlock& operator=(const LentBlock&) = delete;
+  ~LentBlock() { reset(); }
+
+  void* data() const { return block_.data; }
+  size_t bytes() const { return bytes_; }  // as asked for (the block may be larger)
+
+  // The block, which the caller now gives back; this one is left empty.
+  BufferPool::Block release() noexcept {
+    const BufferPool::Block b = block_;
+    block_ = {};
+    return b;
+  }
+
+ private:
+  void reset() noexcept {
+    if (block_.data != nullptr) BufferPool::free(pool_->give(release()));
+  }
+
+  BufferPool* pool_ = nullptr;
+  BufferPool::Block block_{};
+  size_t bytes_ = 0;
 };
 
 }  // namespace mb

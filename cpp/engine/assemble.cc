@@ -50,7 +50,8 @@ bool common_window(const ChunkStream* chunks, size_t source_count, size_t stream
   return true;
 }
 
-// Where `bytes` of dense output go: the arena when it has room, else a new buffer.
+// Where `bytes` of dense output go: the arena when it has room, else a block of the pool when
+// they are large and there is one, else a new buffer.
 uint8_t* dense_target(OutArena* arena, size_t bytes, StreamResult* r) {
   if (arena != nullptr && arena->data != nullptr && arena->used <= arena->capacity &&
       bytes <= arena->capacity - arena->used) {
@@ -59,6 +60,11 @@ uint8_t* dense_target(OutArena* arena, size_t bytes, StreamResult* r) {
     r->arena_bytes = bytes;
     arena->used = std::min(arena->capacity, arena->used + aligned(bytes));
     return arena->data + r->arena_offset;
+  }
+  if (arena != nullptr && arena->pool != nullptr && bytes >= kMmapThreshold) {
+    r->where = StreamResult::kPooled;
+    r->pooled = LentBlock(arena->pool, bytes);
+    return static_cast<uint8_t*>(r->pooled.data());
   }
   r->where = StreamResult::kNew;
   r->values.resize(bytes);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../common/buffer.h"
+#include "../common/buffer_pool.h"
 #include "gather.h"
 
 namespace mb::engine {
@@ -54,15 +55,19 @@ struct PickList {
 };
 
 // A caller's buffer for dense values (the DataLoader worker ring): streams are
-// placed one after another, each at a multiple of 64 bytes from `data`.
+// placed one after another, each at a multiple of 64 bytes from `data`. Dense
+// values that do not go there and take kMmapThreshold bytes or more come from
+// `pool` when there is one (a minibatch's blocks, once its arrays are dropped,
+// serve the next: no page faults, as from the heap; docs/design/engine-speed.md).
 struct OutArena {
   uint8_t* data = nullptr;
   size_t capacity = 0;
   size_t used = 0;
+  BufferPool* pool = nullptr;
 };
 
 struct StreamResult {
-  enum Where { kNew, kView, kArena };
+  enum Where { kNew, kView, kArena, kPooled };
   Where where = kNew;
   HeapBuffer<int64_t> lengths;
   HeapBuffer<uint8_t> values;   // kNew: dense rows or sparse value records
@@ -70,6 +75,7 @@ struct StreamResult {
   HeapBuffer<int64_t> indptr;   // sparse
   int64_t view_first = 0;   // kView: rows [view_first, +sum(lengths)) of the only chunk
   size_t arena_offset = 0, arena_bytes = 0;  // kArena
+  LentBlock pooled;         // kPooled: dense rows in its first pooled.bytes() bytes
   // layout: every sequence in a row of its own (rows empty) or CNTK's first fit
   int64_t num_rows = 0, width = 0;
   HeapBuffer<int64_t> rows, starts;

@@ -215,6 +215,11 @@ def _weights_array(weights: Sequence[Any]) -> np.ndarray:
     return out
 
 
+def _log_weights(weights: Any) -> np.ndarray:
+    with np.errstate(divide="ignore"):  # a zero weight is log(0) = -inf, as TF's, silently
+        return np.log(np.asarray(weights))
+
+
 def _varying_selector(weights: Dataset, seed: int | None, rerandomize: bool | None) -> Dataset:
     from .random_sources import RandomDataset
 
@@ -222,7 +227,7 @@ def _varying_selector(weights: Dataset, seed: int | None, rerandomize: bool | No
         cdf = multinomial_cdf(np.asarray(logits).reshape(-1))
         return np.int64(select_one(cdf, int(seeds[0]), int(seeds[1])))
 
-    logits = weights.map(lambda *p: np.log(np.asarray(p)))
+    logits = weights.map(lambda *p: _log_weights(p))  # a lambda: plans name it so
     seeds = RandomDataset(seed, rerandomize).batch(2)
     return Dataset.zip((logits, seeds)).map(sample_with_weights)
 

@@ -72,6 +72,18 @@ def test_zero_weights_and_empty_datasets(kind: str) -> None:
     assert list(ds) == []
 
 
+def test_a_zero_weight_in_a_weights_dataset_warns_nothing() -> None:
+    # ours, not TF's: TF takes log(0) = -inf silently; NumPy's log warned the user
+    import warnings
+
+    twice = [Dataset.from_tensors(-1).repeat(2), Dataset.from_tensors(1).repeat(2)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ds = Dataset.sample_from_datasets(twice, weights=weights_of([0.0, 1.0], "dataset"),
+                                          stop_on_empty_dataset=True)
+        assert [int(x) for x in ds] == [1, 1]
+
+
 def test_skipping_datasets_with_zero_weight() -> None:
     ds = Dataset.sample_from_datasets([Dataset.from_tensors(-1).repeat(), Dataset.from_tensors(1)],
                                       weights=np.asarray([0.0, 1.0]), stop_on_empty_dataset=False)

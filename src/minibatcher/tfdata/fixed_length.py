@@ -107,10 +107,11 @@ class FixedLengthRecordSource:
         first, last = self.header + start * self.record, self.header + stop * self.record
         if self._data is not None:
             block = self._data[first:last]
-        else:
-            assert self._file is not None
+        elif self._file is not None:
             block = bytes(self._file.read(first, last))
             self._file.check()
+        else:  # _open() sets one of them or raises
+            raise RuntimeError(f"{self.path}: the fixed-length record file was not opened")
         return [block[i:i + self.record] for i in range(0, len(block), self.record)]
 
     def fingerprint(self) -> Any:

@@ -166,7 +166,8 @@ class FusedRepeatIter(Iter):
         """(whether epoch ``rep``'s input had ended, elements of it in the buffer)
         before the element just read, as TF's buffer saw them."""
         epoch, j, size = self.epoch, self.j, self.size
-        assert epoch is not None
+        if epoch is None:  # _start() sets it before an element is read
+            raise RuntimeError("a fused shuffle-repeat read an element before its epoch started")
         if epoch.length is not None:  # a shuffle over random access: its length is known
             return j + size > epoch.length, min(size, epoch.length - j)
         it = epoch.iter  # the element or the block iterator of a shuffle over an iterator

@@ -17,7 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -51,13 +51,15 @@ def _cursor(it: Any, count: int) -> Any:
     return order
 
 
-def interleave_block(it: Any, count: int) -> Block | None:
-    """The next ``count`` elements of ``it`` (an interleave iterator) as one
-    block, or None when a slot is not a view (the element path then runs)."""
-    order = _cursor(it, count)
-    if order is None:
-        return None
-    opened = {s.ordinal: s for s in it.slots if s is not None}
+def advance_order(order: Any, count: int, opened: dict[int, Any],
+                  take: Callable[[int], Any], size_of: Callable[[Any], int | None]
+                  ) -> tuple[np.ndarray, np.ndarray, Any]:
+    """Advances the native interleave ``order`` by up to ``count`` elements, opening
+    inputs as it needs them (``take(known_inputs)``: a slot, None when there are no
+    more) into ``opened``; ``size_of(slot)`` is an input's length, None for one that
+    is not a view. Returns the input and position of every element, and what stopped
+    the block early: None, the exception of an input that could not be opened, or the
+    slot that is not a view (also the TFDS shard interleave's, tfds/shard_blocks.py)."""
     inputs, positions, stopped = [], [], None
     while True:
         j, p = order.advance(count - sum(len(x) for x in inputs))
@@ -66,19 +68,32 @@ def interleave_block(it: Any, count: int) -> Block | None:
         if order.done or not order.needs_input:
             break
         try:
-            slot = it._take_input(order.known_inputs)
+            slot = take(order.known_inputs)
         except Exception as e:  # noqa: BLE001 - the block's error, after its elements
             stopped = e
             break
         if slot is None:
             order.end_inputs()
-        elif not isinstance(slot.it, ViewIter):
+            continue
+        size = size_of(slot)
+        if size is None:
             stopped = slot
             break
-        else:
-            opened[slot.ordinal] = slot
-            order.add_input(_measured(slot.it, count))
-    inputs_all, positions_all = np.concatenate(inputs), np.concatenate(positions)
+        opened[slot.ordinal] = slot
+        order.add_input(size)
+    return np.concatenate(inputs), np.concatenate(positions), stopped
+
+
+def interleave_block(it: Any, count: int) -> Block | None:
+    """The next ``count`` elements of ``it`` (an interleave iterator) as one
+    block, or None when a slot is not a view (the element path then runs)."""
+    order = _cursor(it, count)
+    if order is None:
+        return None
+    opened = {s.ordinal: s for s in it.slots if s is not None}
+    inputs_all, positions_all, stopped = advance_order(
+        order, count, opened, it._take_input,
+        lambda slot: _measured(slot.it, count) if isinstance(slot.it, ViewIter) else None)
     try:
         block = _read(opened, inputs_all, positions_all, it.node._workers)
     except Exception:  # noqa: BLE001 - a read failed: let the element path find where

@@ -33,7 +33,7 @@ import numpy as np
 from .. import _native
 from ..tfdata.block import Block, ListBlock, merge_blocks
 from ..tfdata.core import ViewIter
-from ..tfdata.interleave_blocks import sync_to_order
+from ..tfdata.interleave_blocks import advance_order, sync_to_order
 from ..tfdata.sources import SourceView
 from .reader import ShardSource, read_runs
 
@@ -84,24 +84,9 @@ def read_block(it: Any, count: int) -> Block | None:
         return None
     opened = {s.ordinal: s for s in it.slots if s is not None}
     drawn: list[tuple[int | None, Any]] = []
-    inputs, positions, stopped = [], [], None
-    while True:
-        j, p = order.advance(count - sum(len(x) for x in inputs))
-        inputs.append(j)
-        positions.append(p)
-        if order.done or not order.needs_input:
-            break
-        try:
-            slot = _open_slot(it, order.known_inputs, drawn)
-        except Exception as e:  # noqa: BLE001 - the block's error, after its elements
-            stopped = e
-            break
-        if slot is None:
-            order.end_inputs()
-        else:
-            opened[slot.ordinal] = slot
-            order.add_input(len(slot.it.view))
-    index_in, at = np.concatenate(inputs), np.concatenate(positions)
+    index_in, at, stopped = advance_order(order, count, opened,
+                                          lambda known: _open_slot(it, known, drawn),
+                                          lambda slot: len(slot.it.view))
     try:
         block = _read(opened, index_in, at)
     except Exception:  # noqa: BLE001 - the element path finds the failing example
